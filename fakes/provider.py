@@ -1,0 +1,142 @@
+"""A model provider that replays a scenario's script first-in-first-out and records every request."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from harness.contents import JSON, FunctionCall, Message, Response, Update
+
+
+@dataclass(frozen=True)
+class ModelStep:
+    """One scripted model response.
+
+    `updates` is how streaming delivers it; folding them gives `response`. `raises` makes the call fail with that
+    message instead. `ignores_tool_choice` marks a response that contains calls even when the request said
+    ``tool_choice="none"`` — a fault some real providers have.
+    """
+
+    response: Response
+    updates: tuple[Update, ...]
+    raises: str | None = None
+    ignores_tool_choice: bool = False
+    optional: bool = False
+    source_line: int | None = None
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """What one model call received: a snapshot taken when the call was made."""
+
+    turn: int
+    number: int  # 1-based position within the turn
+    messages: tuple[Message, ...]
+    tool_choice: str | None
+    tools: tuple[str, ...]
+    kwargs: Mapping[str, JSON] = field(default_factory=lambda: {})
+    streaming: bool = False
+
+
+@dataclass(frozen=True)
+class ScriptViolation:
+    """A model call the script did not foresee, or a scripted response a real provider would not give."""
+
+    turn: int
+    number: int
+    message: str
+    request: ModelRequest | None = None
+
+
+class ScriptedProviderError(RuntimeError):
+    """Raised to the loop by a scripted provider fault, or by a model call beyond the script."""
+
+
+class ScriptedProvider:
+    """Serves each turn's scripted responses in order, in either response mode, and records every request."""
+
+    def __init__(self, turns: Sequence[Sequence[ModelStep]]) -> None:
+        self._turns = [list(steps) for steps in turns]
+        self._turn = 0
+        self._served = 0
+        self.requests: list[ModelRequest] = []
+        self.violations: list[ScriptViolation] = []
+
+    def begin_turn(self, turn: int) -> None:
+        self._turn = turn
+        self._served = 0
+
+    def unused_steps(self) -> list[ModelStep]:
+        """Required steps of the current turn that no model call consumed."""
+        return [step for step in self._turns[self._turn][self._served :] if not step.optional]
+
+    def served_steps(self) -> list[ModelStep]:
+        """Steps of the current turn that model calls consumed, in order."""
+        return self._turns[self._turn][: self._served]
+
+    def requests_in_turn(self, turn: int) -> list[ModelRequest]:
+        return [request for request in self.requests if request.turn == turn]
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        tool_choice: str | None = None,
+        tools: Sequence[str] = (),
+        kwargs: Mapping[str, JSON] | None = None,
+    ) -> Response:
+        """Answer one non-streaming model call with the next scripted response."""
+        step = self._next_step(messages, tool_choice, tools, kwargs, streaming=False)
+        return step.response
+
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tool_choice: str | None = None,
+        tools: Sequence[str] = (),
+        kwargs: Mapping[str, JSON] | None = None,
+    ) -> AsyncIterator[Update]:
+        """Answer one streaming model call with the next scripted response, chunk by chunk."""
+        step = self._next_step(messages, tool_choice, tools, kwargs, streaming=True)
+        for update in step.updates:
+            yield update
+
+    def _next_step(
+        self,
+        messages: Sequence[Message],
+        tool_choice: str | None,
+        tools: Sequence[str],
+        kwargs: Mapping[str, JSON] | None,
+        *,
+        streaming: bool,
+    ) -> ModelStep:
+        number = len(self.requests_in_turn(self._turn)) + 1
+        request = ModelRequest(
+            self._turn, number, tuple(messages), tool_choice, tuple(tools), dict(kwargs or {}), streaming
+        )
+        self.requests.append(request)
+        script = self._turns[self._turn]
+        if self._served >= len(script):
+            message = f"unexpected model call #{number} in turn {self._turn + 1}: the script has {len(script)}"
+            self.violations.append(ScriptViolation(self._turn, number, message, request))
+            raise ScriptedProviderError(message)
+        step = script[self._served]
+        self._served += 1
+        if step.raises is not None:
+            raise ScriptedProviderError(step.raises)
+        if tool_choice == "none" and _has_calls(step.response) and not step.ignores_tool_choice:
+            self.violations.append(
+                ScriptViolation(
+                    self._turn,
+                    number,
+                    f"model call #{number} was made with tool_choice='none' but its scripted response contains "
+                    "function calls; a real provider would not answer so unless marked `ignores_tool_choice: true`",
+                    request,
+                )
+            )
+        return step
+
+
+def _has_calls(response: Response) -> bool:
+    return any(isinstance(c, FunctionCall) for m in response.messages for c in m.contents)

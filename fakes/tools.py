@@ -1,0 +1,97 @@
+"""Scripted tools: each invocation plays the next scripted behaviour and is recorded with its arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from harness.contents import JSON
+
+
+@dataclass(frozen=True)
+class ToolBehaviour:
+    """What one invocation does: return `value`, raise with `value` as message, or ask the caller for input.
+
+    `terminate` asks the implementation's tool middleware to end the loop after this invocation; `add_tools`
+    makes the named tools available from the loop's next iteration.
+    """
+
+    kind: Literal["return", "raise", "request_input"] = "return"
+    value: JSON = None
+    terminate: bool = False
+    add_tools: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str = ""
+    parameters: Mapping[str, JSON] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    behaviours: tuple[ToolBehaviour, ...] = (ToolBehaviour(),)
+    approval_required: bool = False
+    declaration_only: bool = False
+    offered: bool = True  # False: only available once another tool adds it at run time
+
+
+@dataclass(frozen=True)
+class ToolExecution:
+    turn: int
+    tool: str
+    arguments: Mapping[str, JSON]
+    call_id: str | None
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What the implementation must do with an invocation that did not raise."""
+
+    value: JSON = None
+    input_requests: tuple[JSON, ...] = ()
+    terminate: bool = False
+    add_tools: tuple[str, ...] = ()
+
+
+class ScriptedToolError(RuntimeError):
+    """The exception a scripted tool raises when its behaviour says so."""
+
+
+class ScriptedTool:
+    """Plays its behaviours in order (the last one repeats) and records every execution."""
+
+    def __init__(self, spec: ToolSpec, box: ScriptedToolbox) -> None:
+        self.spec = spec
+        self._box = box
+        self._invocations = 0
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def invoke(self, arguments: Mapping[str, JSON], call_id: str | None = None) -> ToolOutcome:
+        """Execute the tool body once; raises `ScriptedToolError` when scripted to fail."""
+        self._box.executions.append(ToolExecution(self._box.turn, self.name, dict(arguments), call_id))
+        behaviour = self.spec.behaviours[min(self._invocations, len(self.spec.behaviours) - 1)]
+        self._invocations += 1
+        if behaviour.kind == "raise":
+            raise ScriptedToolError(str(behaviour.value))
+        if behaviour.kind == "request_input":
+            payloads = behaviour.value if isinstance(behaviour.value, list) else [behaviour.value]
+            return ToolOutcome(input_requests=tuple(payloads), terminate=behaviour.terminate)
+        return ToolOutcome(behaviour.value, terminate=behaviour.terminate, add_tools=behaviour.add_tools)
+
+
+class ScriptedToolbox:
+    """All tools of a scenario, with the shared execution record."""
+
+    def __init__(self, specs: Sequence[ToolSpec]) -> None:
+        self.turn = 0
+        self.executions: list[ToolExecution] = []
+        self.tools = {spec.name: ScriptedTool(spec, self) for spec in specs}
+
+    def offered(self) -> list[ScriptedTool]:
+        """Tools the caller offers at the start of every turn."""
+        return [tool for tool in self.tools.values() if tool.spec.offered]
+
+    def get(self, name: str) -> ScriptedTool | None:
+        return self.tools.get(name)

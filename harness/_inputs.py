@@ -1,0 +1,55 @@
+"""Building a turn's caller input, including decisions on approval requests that earlier turns returned."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness._records import TurnRecord
+from harness._scenario import Turn, build_content
+from harness.contents import ApprovalRequest, ApprovalResponse, Content, FunctionCall, Message, Text
+
+
+class TurnInputError(Exception):
+    """A turn refers to something the implementation did not return on an earlier turn."""
+
+
+def build_input(turn: Turn, earlier: Sequence[TurnRecord], labels: dict[str, tuple[str, int]],
+                calls: dict[str, FunctionCall]) -> str | tuple[Message, ...]:
+    """The caller's input for `turn`. `labels` maps a label to (call id, occurrence number from 1)."""
+    if isinstance(turn.spec.input, str):
+        return turn.spec.input
+    messages: list[Message] = []
+    for item in turn.spec.input:
+        if item.user is not None:
+            messages.append(Message("user", (Text(item.user),)))
+        elif item.system is not None:
+            messages.append(Message("system", (Text(item.system),)))
+        elif item.message is not None:
+            contents = tuple(build_content(c, calls) for c in item.message.contents)
+            messages.append(Message(item.message.role, contents))
+        elif item.history is not None:
+            for record in earlier:
+                messages.extend(record.input_messages())
+                messages.extend(record.response_messages())
+        elif item.approvals is not None:
+            decisions: list[Content] = []
+            for ref, decision in item.approvals.items():
+                request = _find_request(ref, earlier, labels)
+                decisions.append(ApprovalResponse(request.id, decision == "approve", request.function_call))
+            messages.append(Message("user", tuple(decisions)))
+    return tuple(messages)
+
+
+def _find_request(ref: str, earlier: Sequence[TurnRecord], labels: dict[str, tuple[str, int]]) -> ApprovalRequest:
+    call_id, occurrence = labels.get(ref, (ref, 0))
+    requests = [c for record in earlier for m in record.response_messages() for c in m.contents
+                if isinstance(c, ApprovalRequest) and c.function_call.call_id == call_id]
+    if not requests:
+        raise TurnInputError(f"the input decides on the approval request for '{ref}', but no earlier response "
+                             f"holds an approval request for call id '{call_id}'")
+    if occurrence:
+        if occurrence > len(requests):
+            raise TurnInputError(f"'{ref}' is occurrence {occurrence} of call id '{call_id}', but earlier "
+                                 f"responses hold {len(requests)} approval requests for it")
+        return requests[occurrence - 1]
+    return requests[-1]

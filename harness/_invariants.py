@@ -1,0 +1,287 @@
+"""The universal invariants, checked on every run of every scenario. Each returns its `CheckResult`s."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness._records import RunRecord, TurnRecord
+from harness._transcript import messages_form, normalised_flow, render_flow
+from harness.adapters.reference.loop import DEFAULT_MAX_ITERATIONS
+from harness.contents import (
+    ApprovalRequest,
+    ApprovalResponse,
+    FunctionCall,
+    FunctionResult,
+    Message,
+    UserInputRequest,
+    fold_updates,
+)
+from harness.results import CheckResult
+
+# A loop with no configured bound still must stop; past this many model calls in one turn it is a runaway.
+RUNAWAY_MODEL_CALLS = DEFAULT_MAX_ITERATIONS + 1
+
+
+def _pass(check: str) -> list[CheckResult]:
+    return [CheckResult(check, "pass")]
+
+
+def _fail(check: str, turn: int, message: str, **extra: Any) -> CheckResult:
+    return CheckResult(check, "fail", message, turn + 1, **extra)
+
+
+def _args_key(arguments: Any) -> str:
+    import json
+
+    return json.dumps(arguments, sort_keys=True, default=str)
+
+
+# --- 1. exactly once ------------------------------------------------------------------------------------------
+
+
+def check_exactly_once(run: RunRecord) -> list[CheckResult]:
+    """No local call executes more often than the model asked for it; each execution has exactly one result."""
+    failures: list[CheckResult] = []
+    served: Counter[str] = Counter()
+    served_by_args: Counter[tuple[str, str]] = Counter()
+    executed: Counter[str] = Counter()
+    executed_by_args: Counter[tuple[str, str]] = Counter()
+    for turn in run.turns:
+        for call in turn.served_calls() + _handwritten_calls(turn.input_messages(), served):
+            served[call.call_id] += 1
+            served_by_args[(call.name, _args_key(call.arguments))] += 1
+        for execution in turn.executions:
+            if execution.call_id is not None:
+                executed[execution.call_id] += 1
+                if executed[execution.call_id] > served[execution.call_id]:
+                    failures.append(_fail("exactly-once", turn.index,
+                                          f"call '{execution.call_id}' ({execution.tool}) executed "
+                                          f"{executed[execution.call_id]} times for {served[execution.call_id]} "
+                                          "call occurrence(s)"))
+            else:
+                key = (execution.tool, _args_key(execution.arguments))
+                executed_by_args[key] += 1
+                if executed_by_args[key] > served_by_args[key]:
+                    failures.append(_fail("exactly-once", turn.index,
+                                          f"{execution.tool}({key[1]}) executed {executed_by_args[key]} times for "
+                                          f"{served_by_args[key]} call occurrence(s)"))
+        failures.extend(_one_result_per_execution(turn))
+    return failures or _pass("exactly-once")
+
+
+def _handwritten_calls(messages: Sequence[Message], served: Counter[str]) -> list[FunctionCall]:
+    """Calls the caller's input introduces with ids no model response used: hand-written history.
+
+    Replayed history repeats ids already served, so it never raises how often a call may execute.
+    """
+    found: dict[str, FunctionCall] = {}
+    for message in messages:
+        for content in message.contents:
+            call = content.function_call if isinstance(content, ApprovalResponse | ApprovalRequest) else content
+            if isinstance(call, FunctionCall) and served[call.call_id] == 0:
+                found.setdefault(call.call_id, call)
+    return list(found.values())
+
+
+def _one_result_per_execution(turn: TurnRecord) -> list[CheckResult]:
+    if turn.view.response is None:
+        return []
+    results = Counter(c.call_id for m in turn.response_messages() for c in m.contents if isinstance(c, FunctionResult))
+    paused = {c.function_call.call_id for m in turn.response_messages() for c in m.contents
+              if isinstance(c, UserInputRequest) and c.function_call is not None}
+    runs = Counter(e.call_id for e in turn.executions if e.call_id is not None)
+    return [
+        _fail("exactly-once", turn.index, f"call '{call_id}' executed {count} time(s) but the response holds "
+                                          f"{results[call_id]} result(s) for it")
+        for call_id, count in runs.items()
+        if results[call_id] != count and call_id not in paused
+    ]
+
+
+# --- 2. no orphans --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Occurrence:
+    call: FunctionCall
+    closed: bool = False
+    paused: bool = False  # awaiting an approval decision or user input
+
+    @property
+    def exempt(self) -> bool:
+        return self.call.informational_only or self.call.server_label is not None
+
+
+def orphans(messages: Sequence[Message], *, allow_pauses: bool) -> list[str]:
+    """Calls without a result and results without a call, matching reused ids by occurrence in order."""
+    open_calls: list[_Occurrence] = []
+    problems: list[str] = []
+    for message in messages:
+        for content in message.contents:
+            if isinstance(content, FunctionCall):
+                open_calls.append(_Occurrence(content))
+            elif isinstance(content, FunctionResult):
+                match = next((o for o in open_calls if not o.closed and o.call.call_id == content.call_id), None)
+                if match is None:
+                    problems.append(f"result for '{content.call_id}' has no open call before it")
+                else:
+                    match.closed = True
+            elif isinstance(content, ApprovalRequest | UserInputRequest) and content.function_call is not None:
+                call_id = content.function_call.call_id
+                match = next((o for o in open_calls if not o.closed and o.call.call_id == call_id), None)
+                if match is None:
+                    open_calls.append(_Occurrence(content.function_call, paused=True))
+                else:
+                    match.paused = True
+    for occurrence in open_calls:
+        if occurrence.closed or occurrence.exempt or (occurrence.paused and allow_pauses):
+            continue
+        state = "is paused for approval or input" if occurrence.paused else "has no result"
+        problems.append(f"call '{occurrence.call.call_id}' ({occurrence.call.name}) {state}")
+    return problems
+
+
+def check_no_orphans(run: RunRecord) -> list[CheckResult]:
+    failures: list[CheckResult] = []
+    for turn in run.turns:
+        if turn.view.response is not None:
+            transcript = turn.input_messages() + turn.response_messages()
+            failures.extend(_fail("no-orphans", turn.index, f"caller-visible transcript: {p}")
+                            for p in orphans(transcript, allow_pauses=True))
+        if turn.view.updates:
+            streamed = turn.input_messages() + fold_updates(turn.view.updates).messages
+            failures.extend(_fail("no-orphans", turn.index, f"streamed updates: {p}")
+                            for p in orphans(streamed, allow_pauses=True))
+        for request in turn.requests:
+            failures.extend(_fail("no-orphans", turn.index, f"history sent with model call #{request.number}: {p}")
+                            for p in orphans(request.messages, allow_pauses=False))
+    return failures or _pass("no-orphans")
+
+
+# --- 3. caller inputs never mutated ---------------------------------------------------------------------------
+
+
+def check_inputs_unmutated(run: RunRecord) -> list[CheckResult]:
+    failures: list[CheckResult] = []
+    for turn in run.turns:
+        if turn.crash is not None:
+            continue
+        if turn.view.inputs_after != turn.caller_input:
+            failures.append(_fail("inputs-unmutated", turn.index, "the caller's input messages changed during the turn",
+                                  expected=_dump(turn.caller_input), actual=_dump(turn.view.inputs_after)))
+        earlier = tuple(r.messages for r in turn.view.earlier_responses_after)
+        if earlier != turn.earlier_responses:
+            failures.append(_fail("inputs-unmutated", turn.index, "a response returned on an earlier turn changed",
+                                  expected=_dump(turn.earlier_responses), actual=_dump(earlier)))
+    return failures or _pass("inputs-unmutated")
+
+
+def _dump(value: Any) -> str:
+    import json
+
+    if isinstance(value, str):
+        return value
+    if value and isinstance(value[0], tuple):
+        return json.dumps([messages_form(v) for v in value], indent=1, default=str)
+    return json.dumps(messages_form(value), indent=1, default=str)
+
+
+# --- 4. streaming agreement -----------------------------------------------------------------------------------
+
+
+def check_stream_agreement(run: RunRecord) -> list[CheckResult]:
+    """Folded updates = the stream's final response = the non-streaming response, per turn."""
+    if run.mode != "streaming":
+        return [CheckResult("stream-agreement", "n/a", "checked on the streaming run")]
+    failures: list[CheckResult] = []
+    shadow = run.shadow
+    for turn in run.turns:
+        if turn.view.response is None:
+            continue
+        final = normalised_flow(turn.response_messages())
+        folded = normalised_flow(fold_updates(turn.view.updates).messages)
+        if folded != final:
+            failures.append(_flow_failure(turn.index, "folded streamed updates differ from the final response",
+                                          final, folded, "final response", "folded updates"))
+        if shadow is not None and turn.index < len(shadow.turns):
+            other = shadow.turns[turn.index]
+            if other.view.response is not None:
+                plain = normalised_flow(other.response_messages())
+                if plain != final:
+                    failures.append(_flow_failure(turn.index, "the streaming response differs from the "
+                                                  "non-streaming response", plain, final, "non-streaming",
+                                                  "streaming"))
+            elif other.view.error is not None:
+                failures.append(_fail("stream-agreement", turn.index, "non-streaming mode raised "
+                                      f"{other.view.error.type_name}: {other.view.error.message}; streaming did not"))
+    return failures or _pass("stream-agreement")
+
+
+def _flow_failure(turn: int, message: str, expected: list[dict[str, Any]], actual: list[dict[str, Any]],
+                  expected_name: str, actual_name: str) -> CheckResult:
+    import difflib
+
+    diff = tuple(difflib.unified_diff(render_flow(expected), render_flow(actual), expected_name, actual_name,
+                                      lineterm=""))
+    return _fail("stream-agreement", turn, message, expected="\n".join(render_flow(expected)),
+                 actual="\n".join(render_flow(actual)), diff=diff)
+
+
+# --- 5. parallel results keep model order ---------------------------------------------------------------------
+
+
+def check_parallel_order(run: RunRecord) -> list[CheckResult]:
+    failures: list[CheckResult] = []
+    for turn in run.turns:
+        sources = [turn.response_messages()]
+        if turn.view.updates:
+            sources.append(fold_updates(turn.view.updates).messages)
+        for messages in sources:
+            failures.extend(_fail("parallel-order", turn.index, p) for p in _order_problems(messages))
+    return failures or _pass("parallel-order")
+
+
+def _order_problems(messages: Sequence[Message]) -> list[str]:
+    problems: list[str] = []
+    for position, message in enumerate(messages):
+        batch = [c.call_id for c in message.contents if isinstance(c, FunctionCall) and not c.informational_only]
+        if len(batch) < 2:
+            continue
+        later = [c.call_id for m in messages[position + 1:] for c in m.contents
+                 if isinstance(c, FunctionResult) and c.call_id in batch]
+        expected = [call_id for call_id in batch if call_id in later]
+        seen: list[str] = []
+        for call_id in later:
+            if call_id not in seen:
+                seen.append(call_id)
+        if seen != expected:
+            problems.append(f"results arrive as {seen}, the model called {expected}")
+    return problems
+
+
+# --- 6. the loop stops ----------------------------------------------------------------------------------------
+
+
+def check_bounded(run: RunRecord) -> list[CheckResult]:
+    config = run.scenario.config
+    limit = (config.max_iterations + 1) if config.max_iterations else RUNAWAY_MODEL_CALLS
+    if not config.enabled:
+        limit = 1
+    failures = [
+        _fail("bounded", turn.index, f"{len(turn.requests)} model calls in one turn; the bound is {limit}")
+        for turn in run.turns if len(turn.requests) > limit
+    ]
+    return failures or _pass("bounded")
+
+
+INVARIANTS = (
+    check_exactly_once,
+    check_no_orphans,
+    check_inputs_unmutated,
+    check_stream_agreement,
+    check_parallel_order,
+    check_bounded,
+)

@@ -1,0 +1,322 @@
+"""Loading scenario files: safe YAML, strict schema, cross-references; every problem of a file at once."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from harness._scenario import Scenario, Turn, build_step, build_tool
+from harness._schema import ScenarioSpec
+from harness._yaml_source import DataPath, YamlSource, YamlSyntaxError, load_yaml
+from harness.contents import FunctionCall
+from harness.contract import LoopConfig
+from harness.errors import ScenarioFileError, ScenarioProblem
+from harness.spec_rows import SPEC_ROWS
+
+SCENARIO_SUFFIXES = (".yaml", ".yml")
+
+_CODES = {
+    "extra_forbidden": "unknown-key",
+    "missing": "missing-key",
+    "literal_error": "invalid-value",
+    "value_error": "invalid-value",
+    "string_pattern_mismatch": "invalid-value",
+    "greater_than_equal": "invalid-value",
+    "too_short": "invalid-value",
+}
+
+
+def discover(paths: Iterable[Path]) -> list[Path]:
+    """Scenario files under `paths` (files or folders), sorted for a stable order."""
+    found: set[Path] = set()
+    for path in paths:
+        if path.is_dir():
+            found.update(p for p in path.rglob("*") if p.suffix in SCENARIO_SUFFIXES and p.is_file())
+        else:
+            found.add(path)
+    return sorted(found)
+
+
+def load_scenario(path: Path, known_rows: Iterable[str] | None = None) -> Scenario:
+    """Load one scenario file; raises `ScenarioFileError` listing every problem it has."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ScenarioFileError(path, [ScenarioProblem(path, 1, 1, "unreadable", str(error))]) from None
+    try:
+        source = load_yaml(path, text)
+    except YamlSyntaxError as error:
+        problem = ScenarioProblem(path, error.position.line, error.position.column, "yaml-syntax", str(error))
+        raise ScenarioFileError(path, [problem], text) from None
+    problems = [_problem(source, p, "duplicate-key", f"duplicate key '{p[-1]}'", key=True)
+                for p, _ in source.duplicate_keys]
+    if not isinstance(source.data, dict):
+        problems.append(_problem(source, (), "wrong-type", "a scenario file must hold a mapping"))
+        raise ScenarioFileError(path, problems, text)
+    try:
+        spec = ScenarioSpec.model_validate(source.data)
+    except ValidationError as error:
+        problems.extend(_schema_problems(source, error.errors()))
+        raise ScenarioFileError(path, problems, text) from None
+    problems.extend(_reference_problems(source, spec, set(known_rows or (r.name for r in SPEC_ROWS))))
+    if problems:
+        raise ScenarioFileError(path, problems, text)
+    return _build(spec, source)
+
+
+def _build(spec: ScenarioSpec, source: YamlSource) -> Scenario:
+    calls: dict[str, FunctionCall] = {}
+    turns: list[Turn] = []
+    for t, turn in enumerate(spec.turns):
+        steps = tuple(
+            build_step(step, t, n + 1, calls, source.position(("turns", t, "model", n)).line)
+            for n, step in enumerate(turn.model)
+        )
+        turns.append(Turn(t, turn, steps, source.position(("turns", t)).line))
+    config = LoopConfig(**spec.config.model_dump())
+    tools = tuple(build_tool(t) for t in spec.tools)
+    return Scenario(spec, source.path, 1, tools, config, tuple(turns), calls, _labels(spec))
+
+
+def _labels(spec: ScenarioSpec) -> dict[str, tuple[str, int]]:
+    seen: dict[str, int] = {}
+    labels: dict[str, tuple[str, int]] = {}
+    for turn in spec.turns:
+        for step in turn.model:
+            contents = step.contents or [c for m in (step.messages or []) for c in m.contents]
+            for content in contents:
+                call = content.function_call
+                if call is not None:
+                    seen[str(call.call_id)] = seen.get(str(call.call_id), 0) + 1
+                    if call.label:
+                        labels[call.label] = (str(call.call_id), seen[str(call.call_id)])
+    return labels
+
+
+# --- schema errors --------------------------------------------------------------------------------------------
+
+
+def _schema_problems(source: YamlSource, errors: list[ErrorDetails]) -> list[ScenarioProblem]:
+    located = [(_data_path(source.data, error["loc"]), error) for error in errors]
+    # A union reports one error per member; keep only those of the member the data is shaped like.
+    deepest: dict[DataPath, int] = {}
+    for path, _ in located:
+        for depth in range(len(path) + 1):
+            deepest[path[:depth]] = max(deepest.get(path[:depth], 0), len(path))
+    problems: list[ScenarioProblem] = []
+    seen: set[tuple[DataPath, str]] = set()
+    for path, error in located:
+        kind = error["type"]
+        if kind.endswith("_type") and deepest.get(path, 0) > len(path):
+            continue
+        if (path, kind) in seen:
+            continue
+        seen.add((path, kind))
+        problems.append(_schema_problem(source, path, error))
+    return problems
+
+
+def _schema_problem(source: YamlSource, path: DataPath, error: ErrorDetails) -> ScenarioProblem:
+    kind = error["type"]
+    code = _CODES.get(kind, "wrong-type")
+    where = describe(path[:-1]) if path else "the scenario"
+    if kind == "extra_forbidden":
+        key = str(path[-1])
+        allowed = _allowed_keys(source.data, path)
+        close = difflib.get_close_matches(key, allowed, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else (f"allowed keys: {', '.join(allowed)}" if allowed else None)
+        return _problem(source, path, code, f"{where} has unknown key '{key}'", hint, key=True)
+    if kind == "missing":
+        return _problem(source, path[:-1], code, f"{where} is missing required key '{path[-1]}'")
+    value = _value_at(source.data, path)
+    message = error["msg"].removeprefix("Value error, ")
+    return _problem(source, path, code, f"{describe(path)}: {message} (got {_short(value)})")
+
+
+def _allowed_keys(data: Any, path: DataPath) -> list[str]:
+    from harness import _schema
+
+    model: Any = ScenarioSpec
+    for part in path[:-1]:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part) or next(
+            (f for f in model.model_fields.values() if f.alias == part), None
+        )
+        if field is None:
+            return []
+        model = _model_in(field.annotation, _schema)
+        if model is None:
+            return []
+    return [f.alias or name for name, f in model.model_fields.items()]
+
+
+def _model_in(annotation: Any, module: Any) -> Any:
+    from typing import get_args
+
+    from pydantic import BaseModel
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg, module)
+        if found is not None:
+            return found
+    return None
+
+
+def _data_path(data: Any, loc: tuple[int | str, ...]) -> DataPath:
+    """Map a pydantic location onto the data, dropping union-member tags that are not keys."""
+    path: list[str | int] = []
+    current = data
+    for part in loc:
+        if isinstance(current, dict) and part in current:
+            path.append(part)
+            current = current[part]  # pyright: ignore[reportUnknownVariableType]
+        elif isinstance(current, list) and isinstance(part, int) and part < len(current):  # pyright: ignore[reportUnknownArgumentType]
+            path.append(part)
+            current = current[part]  # pyright: ignore[reportUnknownVariableType]
+        elif isinstance(current, dict) and isinstance(part, str) and not _is_union_tag(part):
+            path.append(part)  # a missing or unknown key
+            current = None
+    return tuple(path)
+
+
+def _is_union_tag(part: str) -> bool:
+    return any(ch in part for ch in "[]()") or part in {"str", "int", "float", "bool", "dict", "list"} or (
+        part[:1].isupper()
+    )
+
+
+def _value_at(data: Any, path: DataPath) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def describe(path: DataPath) -> str:
+    """A reader's name for a data path: ``turn 2 › model step 1 › content 1``."""
+    names = {"turns": "turn", "model": "model step", "contents": "content", "tools": "tool", "input": "input item",
+             "messages": "message", "behaviour": "behaviour", "requests": "request", "response": "response message"}
+    words: list[str] = []
+    items = list(path)
+    i = 0
+    while i < len(items):
+        part = items[i]
+        nxt = items[i + 1] if i + 1 < len(items) else None
+        if isinstance(part, str) and isinstance(nxt, int) and part in names:
+            words.append(f"{names[part]} {nxt + 1}")
+            i += 2
+            continue
+        words.append(str(part))
+        i += 1
+    return " › ".join(words) if words else "the scenario"
+
+
+def _problem(
+    source: YamlSource,
+    path: DataPath,
+    code: str,
+    message: str,
+    hint: str | None = None,
+    *,
+    key: bool = False,
+) -> ScenarioProblem:
+    position = source.position(path, key=key)
+    return ScenarioProblem(source.path, position.line, position.column, code, message, hint)
+
+
+# --- cross-references -----------------------------------------------------------------------------------------
+
+
+def _reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[str]) -> Iterator[ScenarioProblem]:
+    for index, row in enumerate(spec.spec):
+        if row not in known_rows:
+            close = difflib.get_close_matches(row, sorted(known_rows), n=1, cutoff=0.5)
+            yield _problem(source, ("spec", index), "unknown-spec-row", f"'{row}' is not a row of the spec matrix",
+                           f"did you mean '{close[0]}'?" if close else "rows are named as in the spec's Scenario column")
+    tool_names = {tool.name for tool in spec.tools}
+    for t, tool in enumerate(spec.tools):
+        for b, behaviour in enumerate(tool.behaviour or []):
+            for a, name in enumerate(behaviour.add_tools):
+                if name not in tool_names:
+                    yield _dangling(source, ("tools", t, "behaviour", b, "add_tools", a), "tool", name, tool_names)
+    references: set[str] = set()
+    for t, turn in enumerate(spec.turns):
+        yield from _input_references(source, t, turn.input, references)
+        yield from _script_references(source, t, turn.model, references)
+        for name in (turn.expect.executions or {}):
+            if name not in tool_names:
+                yield _dangling(source, ("turns", t, "expect", "executions", name), "tool", name, tool_names)
+        for r, request in enumerate(turn.expect.requests or []):
+            if request.call > len(turn.model):
+                yield _problem(source, ("turns", t, "expect", "requests", r, "call"), "dangling-reference",
+                               f"request expectation names model call #{request.call}, but turn {t + 1} scripts "
+                               f"{len(turn.model)}")
+
+
+def _script_references(source: YamlSource, t: int, steps: Any, references: set[str]) -> Iterator[ScenarioProblem]:
+    for n, step in enumerate(steps):
+        contents = step.contents or [c for m in (step.messages or []) for c in m.contents]
+        for c, content in enumerate(contents):
+            call = content.function_call
+            if call is None:
+                continue
+            if call.label and call.label in references:
+                yield _problem(source, ("turns", t, "model", n, "contents", c, "function_call", "label"),
+                               "duplicate-label", f"label '{call.label}' is already used")
+            if call.stream_chunks is not None and call.arguments:
+                import json
+
+                try:
+                    joined = json.loads("".join(call.stream_chunks))
+                except ValueError:
+                    joined = None
+                if joined != call.arguments:
+                    yield _problem(source, ("turns", t, "model", n, "contents", c, "function_call", "stream_chunks"),
+                                   "invalid-value", "stream_chunks do not join to the JSON of 'arguments'")
+            references.add(str(call.call_id))
+            if call.label:
+                references.add(call.label)
+
+
+def _input_references(source: YamlSource, t: int, items: Any, references: set[str]) -> Iterator[ScenarioProblem]:
+    if isinstance(items, str):
+        return
+    for i, item in enumerate(items):
+        for ref in item.approvals or {}:
+            if ref not in references:
+                yield _dangling(source, ("turns", t, "input", i, "approvals", ref), "call id or label", ref,
+                                references, key=True)
+        if item.message is not None:
+            for content in item.message.contents:
+                if content.function_call is not None:
+                    references.add(str(content.function_call.call_id))
+                for wrapper in (content.approval_request, content.approval_response):
+                    if wrapper is not None and wrapper.function_call is None:
+                        ref = str(wrapper.label or wrapper.call_id)
+                        if ref not in references:
+                            yield _dangling(source, ("turns", t, "input", i, "message"), "call id or label", ref,
+                                            references)
+
+
+def _dangling(source: YamlSource, path: DataPath, what: str, name: str, known: Iterable[str],
+              *, key: bool = False) -> ScenarioProblem:
+    close = difflib.get_close_matches(name, sorted(known), n=1)
+    hint = f"did you mean '{close[0]}'?" if close else f"no earlier {what} is named so"
+    return _problem(source, path, "dangling-reference", f"{describe(path[:-1])} refers to unknown {what} '{name}'",
+                    hint, key=key)
+

@@ -1,0 +1,49 @@
+"""What happened in one scenario run, turn by turn: the raw material every check reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fakes.provider import ModelRequest, ModelStep, ScriptViolation
+from fakes.tools import ToolExecution
+from harness._scenario import Scenario
+from harness.contents import FunctionCall, Message
+from harness.contract import CallerView, Mode
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    index: int
+    caller_input: str | tuple[Message, ...]
+    earlier_responses: tuple[tuple[Message, ...], ...]
+    view: CallerView
+    requests: tuple[ModelRequest, ...]
+    executions: tuple[ToolExecution, ...]
+    served: tuple[ModelStep, ...]
+    unused: tuple[ModelStep, ...]
+    violations: tuple[ScriptViolation, ...]
+    crash: str | None = None  # the loop raised out of run_turn, or hung
+
+    def input_messages(self) -> tuple[Message, ...]:
+        if isinstance(self.caller_input, str):
+            from harness.contents import Text
+
+            return (Message("user", (Text(self.caller_input),)),)
+        return self.caller_input
+
+    def response_messages(self) -> tuple[Message, ...]:
+        return self.view.response.messages if self.view.response is not None else ()
+
+    def served_calls(self) -> list[FunctionCall]:
+        return [c for step in self.served for m in step.response.messages for c in m.contents
+                if isinstance(c, FunctionCall)]
+
+
+@dataclass
+class RunRecord:
+    scenario: Scenario
+    implementation: str
+    mode: Mode
+    turns: list[TurnRecord] = field(default_factory=lambda: [])
+    input_problem: str | None = None  # a turn's input could not be built from what earlier turns returned
+    shadow: RunRecord | None = None  # the non-streaming run a streaming run is compared with

@@ -1,0 +1,195 @@
+"""A loaded scenario: the validated file plus the runtime scripts built from it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fakes.provider import ModelStep
+from fakes.tools import ToolBehaviour, ToolSpec
+from harness._schema import (
+    ContentSpec,
+    FunctionCallSpec,
+    ModelStepSpec,
+    ReasoningSpec,
+    ScenarioSpec,
+    ToolSpecModel,
+    TurnSpec,
+)
+from harness.contents import (
+    ApprovalRequest,
+    ApprovalResponse,
+    Content,
+    FunctionCall,
+    FunctionResult,
+    Message,
+    Reasoning,
+    Response,
+    Text,
+    Update,
+    Usage,
+    UserInputRequest,
+)
+from harness.contract import LoopConfig, Mode
+
+
+@dataclass(frozen=True)
+class Turn:
+    index: int
+    spec: TurnSpec
+    steps: tuple[ModelStep, ...]
+    line: int
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scenario ready to run: its metadata, tool specs, config and one model script per turn."""
+
+    spec: ScenarioSpec
+    path: Path
+    line: int
+    tools: tuple[ToolSpec, ...]
+    config: LoopConfig
+    turns: tuple[Turn, ...]
+    calls: dict[str, FunctionCall]  # scripted calls by call id and by label
+    labels: dict[str, tuple[str, int]]  # label -> (call id, occurrence of that call id, from 1)
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def section(self) -> str:
+        """The folder under scenarios/ that groups this scenario, e.g. ``normal``."""
+        return self.path.parent.name
+
+    def modes(self) -> tuple[Mode, ...]:
+        if self.spec.modes is not None:
+            return (self.spec.modes.only,)
+        return ("non-streaming", "streaming")
+
+
+def build_tool(model: ToolSpecModel) -> ToolSpec:
+    if model.behaviour:
+        behaviours = tuple(
+            ToolBehaviour(
+                kind="raise" if b.raise_ is not None else "request_input" if b.request_input is not None else "return",
+                value=b.raise_ if b.raise_ is not None else b.request_input if b.request_input is not None else b.return_,
+                terminate=b.terminate,
+                add_tools=tuple(b.add_tools),
+            )
+            for b in model.behaviour
+        )
+    else:
+        behaviours = (ToolBehaviour("return", model.returns),)
+    parameters = model.parameters if model.parameters is not None else {"type": "object", "properties": {}}
+    return ToolSpec(
+        model.name,
+        model.description,
+        parameters,
+        behaviours,
+        approval_required=model.approval == "required",
+        declaration_only=model.declaration_only,
+        offered=model.offered,
+    )
+
+
+def build_call(spec: FunctionCallSpec) -> FunctionCall:
+    arguments: Any = spec.arguments
+    if spec.stream_chunks is not None and not arguments:
+        arguments = json.loads("".join(spec.stream_chunks) or "{}")
+    return FunctionCall(str(spec.call_id), str(spec.name), arguments, spec.informational_only, spec.server_label)
+
+
+def build_content(spec: ContentSpec, calls: dict[str, FunctionCall]) -> Content:
+    """Turn a scripted content into the neutral one; `calls` resolves approval wrappers by call id or label."""
+    kind = spec.kind()
+    if kind == "text":
+        return Text(str(spec.text))
+    if kind == "reasoning":
+        reasoning = spec.reasoning
+        if isinstance(reasoning, ReasoningSpec):
+            return Reasoning(reasoning.text, reasoning.signature)
+        return Reasoning(str(reasoning))
+    if kind == "function_call":
+        assert spec.function_call is not None
+        return build_call(spec.function_call)
+    if kind == "function_result":
+        assert spec.function_result is not None
+        r = spec.function_result
+        return FunctionResult(str(r.call_id), r.result, bool(r.error))
+    if kind == "approval_request":
+        assert spec.approval_request is not None
+        a = spec.approval_request
+        call = build_call(a.function_call) if a.function_call else calls[str(a.label or a.call_id)]
+        return ApprovalRequest(str(a.id or f"approval-{call.call_id}"), call)
+    if kind == "approval_response":
+        assert spec.approval_response is not None
+        a = spec.approval_response
+        call = build_call(a.function_call) if a.function_call else calls[str(a.label or a.call_id)]
+        return ApprovalResponse(str(a.id or f"approval-{call.call_id}"), bool(a.approved), call)
+    if kind == "user_input_request":
+        assert spec.user_input_request is not None
+        u = spec.user_input_request
+        call = calls.get(str(u.call_id)) if u.call_id is not None else None
+        return UserInputRequest(str(u.id or f"input-{u.call_id}"), call, u.payload)
+    assert spec.usage is not None
+    return Usage(spec.usage.input_tokens, spec.usage.output_tokens)
+
+
+def build_step(spec: ModelStepSpec, turn: int, number: int, calls: dict[str, FunctionCall], line: int) -> ModelStep:
+    """One scripted response, with its streaming chunks: one update per content unless arguments are split."""
+    if spec.raises is not None:
+        return ModelStep(Response(()), (), raises=spec.raises, optional=spec.optional, source_line=line)
+    if spec.messages is not None:
+        message_specs = [(m.role, m.contents) for m in spec.messages]
+    else:
+        message_specs = [("assistant", spec.contents or [])]
+    messages: list[Message] = []
+    updates: list[Update] = []
+    for position, (role, contents) in enumerate(message_specs):
+        message_id = f"t{turn + 1}-m{number}-{position + 1}"
+        built = tuple(build_content(content, calls) for content in contents)
+        messages.append(Message(role, built))
+        for content_spec, content in zip(contents, built, strict=True):
+            updates.extend(_chunks(content_spec, content, role, message_id))
+        for content_spec, content in zip(contents, built, strict=True):
+            if isinstance(content, FunctionCall):
+                calls[content.call_id] = content
+                label = content_spec.function_call.label if content_spec.function_call else None
+                if label:
+                    calls[label] = content
+    finish = spec.finish_reason or _default_finish(messages)
+    if updates:
+        last = updates[-1]
+        updates[-1] = Update(last.role, last.contents, last.message_id, finish)
+    return ModelStep(
+        Response(tuple(messages), finish),
+        tuple(updates),
+        ignores_tool_choice=spec.ignores_tool_choice,
+        optional=spec.optional,
+        source_line=line,
+    )
+
+
+def _chunks(spec: ContentSpec, content: Content, role: Any, message_id: str) -> list[Update]:
+    call = spec.function_call
+    if isinstance(content, FunctionCall) and call is not None and call.stream_chunks:
+        return [
+            Update(
+                role,
+                (FunctionCall(content.call_id, content.name if i == 0 else "", chunk,
+                              content.informational_only, content.server_label),),
+                message_id,
+            )
+            for i, chunk in enumerate(call.stream_chunks)
+        ]
+    return [Update(role, (content,), message_id)]
+
+
+def _default_finish(messages: Sequence[Message]) -> str:
+    calls = any(isinstance(c, FunctionCall) for m in messages for c in m.contents)
+    return "tool_calls" if calls else "stop"

@@ -1,0 +1,279 @@
+"""The scenario file format, as strict pydantic models: unknown keys are errors, every field is typed.
+
+Values in `expect` may be matchers — a mapping with one ``$``-prefixed key (see `_matchers.py`) — wherever a row
+allows freedom; everything else compares exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+CAPABILITIES = (
+    "approval",
+    "declaration-only",
+    "user-input",
+    "middleware-termination",
+    "runtime-tool-changes",
+    "invocation-kwargs",
+    "sessions",
+    "hosted-tools",
+    "reasoning",
+)
+CapabilityName = Literal[
+    "approval",
+    "declaration-only",
+    "user-input",
+    "middleware-termination",
+    "runtime-tool-changes",
+    "invocation-kwargs",
+    "sessions",
+    "hosted-tools",
+    "reasoning",
+]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+
+def _exactly_one(model: BaseModel, keys: tuple[str, ...], what: str) -> None:
+    present = [key for key in keys if getattr(model, key) is not None]
+    if len(present) != 1:
+        names = ", ".join(f"'{k}'" for k in keys)
+        raise ValueError(f"{what} needs exactly one of {names}, got {len(present)}")
+
+
+# --- contents -------------------------------------------------------------------------------------------------
+
+
+class ReasoningSpec(Strict):
+    text: str = ""
+    signature: str | None = None
+
+
+class FunctionCallSpec(Strict):
+    call_id: Any = None  # str in scripts; may be a matcher in expectations
+    name: Any = None
+    arguments: Any = Field(default_factory=dict)
+    informational_only: bool = False
+    server_label: str | None = None
+    label: str | None = Field(default=None, description="A name later turns use to refer to this occurrence.")
+    stream_chunks: list[str] | None = Field(
+        default=None, description="Streaming only: the arguments as these string fragments, one update each."
+    )
+
+
+class FunctionResultSpec(Strict):
+    call_id: Any
+    result: Any = None
+    error: Any = False
+
+
+class ApprovalRequestSpec(Strict):
+    call_id: Any = None
+    label: str | None = None
+    id: Any = None
+    function_call: FunctionCallSpec | None = None
+
+
+class ApprovalResponseSpec(Strict):
+    call_id: Any = None
+    label: str | None = None
+    approved: Any = True
+    id: Any = None
+    function_call: FunctionCallSpec | None = None
+
+
+class UserInputRequestSpec(Strict):
+    call_id: Any = None
+    payload: Any = None
+    id: Any = None
+
+
+class UsageSpec(Strict):
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+CONTENT_KEYS = (
+    "text",
+    "reasoning",
+    "function_call",
+    "function_result",
+    "approval_request",
+    "approval_response",
+    "user_input_request",
+    "usage",
+)
+
+
+class ContentSpec(Strict):
+    """One content: a mapping with exactly one key naming its kind."""
+
+    text: Any = None
+    reasoning: ReasoningSpec | str | None = None
+    function_call: FunctionCallSpec | None = None
+    function_result: FunctionResultSpec | None = None
+    approval_request: ApprovalRequestSpec | None = None
+    approval_response: ApprovalResponseSpec | None = None
+    user_input_request: UserInputRequestSpec | None = None
+    usage: UsageSpec | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> ContentSpec:
+        _exactly_one(self, CONTENT_KEYS, "a content")
+        return self
+
+    def kind(self) -> str:
+        return next(key for key in CONTENT_KEYS if getattr(self, key) is not None)
+
+
+class MessageSpec(Strict):
+    role: Literal["system", "user", "assistant", "tool"]
+    contents: list[ContentSpec]
+
+
+# --- tools ----------------------------------------------------------------------------------------------------
+
+
+class BehaviourSpec(Strict):
+    """One invocation's behaviour: ``return``, ``raise`` or ``request_input``, plus optional effects."""
+
+    return_: Any = Field(default=None, alias="return")
+    raise_: str | None = Field(default=None, alias="raise")
+    request_input: Any = None
+    terminate: bool = Field(default=False, description="Middleware ends the loop after this invocation.")
+    add_tools: list[str] = Field(default_factory=list, description="Tools available from the next iteration.")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> BehaviourSpec:
+        if (self.raise_ is not None) + (self.request_input is not None) + (self.return_ is not None) > 1:
+            raise ValueError("a behaviour takes at most one of 'return', 'raise', 'request_input'")
+        return self
+
+
+class ToolSpecModel(Strict):
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$")
+    description: str = ""
+    parameters: dict[str, Any] | None = None
+    returns: Any = Field(default=None, description="Shorthand for a single behaviour that returns this value.")
+    behaviour: list[BehaviourSpec] | None = Field(
+        default=None, description="Behaviours of successive invocations; the last one repeats."
+    )
+    approval: Literal["required", "never"] = "never"
+    declaration_only: bool = False
+    offered: bool = Field(default=True, description="False: only available after another tool adds it.")
+
+
+class ConfigSpec(Strict):
+    enabled: bool = True
+    max_iterations: int | None = Field(default=None, ge=1)
+    max_function_calls: int | None = Field(default=None, ge=1)
+    max_consecutive_errors: int | None = Field(default=None, ge=0)
+    terminate_on_unknown_calls: bool = False
+    include_detailed_errors: bool = False
+
+
+# --- turns ----------------------------------------------------------------------------------------------------
+
+
+class ModelStepSpec(Strict):
+    """One scripted model response: `contents` (one assistant message) or several `messages`."""
+
+    contents: list[ContentSpec] | None = None
+    messages: list[MessageSpec] | None = None
+    finish_reason: str | None = None
+    raises: str | None = Field(default=None, description="The model call fails with this message.")
+    ignores_tool_choice: bool = Field(
+        default=False, description="Deliberately returns calls even when tool_choice is 'none'."
+    )
+    optional: bool = Field(default=False, description="An implementation may leave this response unused.")
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> ModelStepSpec:
+        shapes = [self.contents, self.messages, self.raises]
+        if sum(shape is not None for shape in shapes) != 1:
+            raise ValueError("a model step needs exactly one of 'contents', 'messages' or 'raises'")
+        return self
+
+
+class InputItemSpec(Strict):
+    """One item of a turn's caller input."""
+
+    user: str | None = None
+    system: str | None = None
+    message: MessageSpec | None = None
+    history: Literal["previous"] | None = Field(
+        default=None, description="Replay every earlier turn's input and response, as a caller keeping history."
+    )
+    approvals: dict[str, Literal["approve", "reject"]] | None = Field(
+        default=None, description="Decisions on earlier approval requests, by call id or label, in one message."
+    )
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> InputItemSpec:
+        present = [k for k in ("user", "system", "message", "history", "approvals") if getattr(self, k) is not None]
+        if len(present) != 1:
+            raise ValueError("an input item needs exactly one of 'user', 'system', 'message', 'history', 'approvals'")
+        return self
+
+
+class MessageExpect(Strict):
+    role: Any
+    contents: list[ContentSpec] | dict[str, Any]
+
+
+class RequestExpect(Strict):
+    call: int = Field(ge=1, description="Which model call of the turn, from 1.")
+    tool_choice: Any = None
+    tools: Any = None
+    messages: list[MessageExpect] | dict[str, Any] | None = None
+    kwargs: dict[str, Any] | None = None
+
+
+class ErrorExpect(Strict):
+    message: Any = None
+    kind: Literal["provider", "unknown-tool", "loop"] | None = None
+
+
+class ExpectSpec(Strict):
+    response: list[MessageExpect] | dict[str, Any] | None = Field(
+        default=None, description="The caller-visible response messages, exact unless matchers say otherwise."
+    )
+    executions: dict[str, int | list[dict[str, Any]]] | None = Field(
+        default=None, description="Per tool: execution count or argument list; unnamed tools must not run."
+    )
+    model_calls: int | None = Field(default=None, ge=0)
+    requests: list[RequestExpect] | None = None
+    stream_order: list[str] | None = Field(
+        default=None, description="Streaming: the order in which contents first appear, e.g. 'function_call c1'."
+    )
+    error: ErrorExpect | None = None
+
+
+class TurnSpec(Strict):
+    input: str | list[InputItemSpec]
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+    model: list[ModelStepSpec] = Field(default_factory=list)
+    expect: ExpectSpec = Field(default_factory=ExpectSpec)
+
+
+class ModesSpec(Strict):
+    only: Literal["streaming", "non-streaming"]
+    reason: str = Field(min_length=1)
+
+
+class ScenarioSpec(Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$")
+    title: str = Field(min_length=1)
+    spec: list[str] = Field(min_length=1, description="Matrix rows covered, named as in the spec.")
+    description: str = ""
+    requires: list[CapabilityName] = Field(default_factory=list)
+    modes: ModesSpec | None = None
+    session: bool = Field(default=False, description="History is kept by the implementation's session.")
+    tool_choice: str | None = None
+    tools: list[ToolSpecModel] = Field(default_factory=list)
+    config: ConfigSpec = Field(default_factory=ConfigSpec)
+    turns: list[TurnSpec] = Field(min_length=1)

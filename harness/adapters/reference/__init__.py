@@ -1,0 +1,118 @@
+"""Adapter for the reference loop, the harness's embedded default implementation."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from fakes.tools import ScriptedTool, ScriptedToolError
+from harness.adapters.reference.loop import (
+    LoopMessage,
+    LoopTool,
+    ReferenceLoop,
+    ToolReturn,
+    UnknownToolError,
+    UserInputRequired,
+)
+from harness.contents import JSON, Response
+from harness.contract import Capability, CallerView, ConversationSetup, RaisedError, TurnInput
+
+LoopFactory = Callable[[ConversationSetup, Mapping[str, LoopTool]], ReferenceLoop]
+
+REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
+    {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
+     "invocation-kwargs", "hosted-tools", "reasoning"}
+)
+
+
+def _default_factory(setup: ConversationSetup, catalog: Mapping[str, LoopTool]) -> ReferenceLoop:
+    return ReferenceLoop(setup.provider, setup.config, catalog)
+
+
+def wrap_tool(tool: ScriptedTool) -> LoopTool:
+    """Present a scripted tool as the reference loop's tool type."""
+    if tool.spec.declaration_only:
+        return LoopTool(tool.name, None, tool.spec.approval_required)
+
+    async def run(arguments: Mapping[str, JSON], call_id: str) -> ToolReturn:
+        outcome = tool.invoke(arguments, call_id)
+        if outcome.input_requests:
+            raise UserInputRequired(outcome.input_requests)
+        return ToolReturn(outcome.value, outcome.terminate, outcome.add_tools)
+
+    return LoopTool(tool.name, run, tool.spec.approval_required)
+
+
+@dataclass
+class ReferenceConversation:
+    setup: ConversationSetup
+    loop: ReferenceLoop
+    offered: list[LoopTool]
+
+    def __post_init__(self) -> None:
+        self._returned: list[Response] = []
+
+    async def run_turn(self, turn: TurnInput) -> CallerView:
+        caller_input: str | list[LoopMessage] = (
+            turn.messages if isinstance(turn.messages, str)
+            else [LoopMessage(m.role, list(m.contents)) for m in turn.messages]
+        )
+        view = await self._drive(caller_input, turn)
+        if view.response is not None:
+            self._returned.append(view.response)
+        return view
+
+    async def _drive(self, caller_input: str | list[LoopMessage], turn: TurnInput) -> CallerView:
+        earlier = tuple(self._returned)
+        updates: list = []  # type: ignore[type-arg]
+        response = None
+        error = None
+        try:
+            if self.setup.mode == "streaming":
+                stream = self.loop.stream(caller_input, self.offered, tool_choice=self.setup.tool_choice,
+                                          kwargs=turn.kwargs)
+                async for update in stream:
+                    updates.append(update)
+                response = await stream.final_response()
+            else:
+                response = await self.loop.respond(caller_input, self.offered, tool_choice=self.setup.tool_choice,
+                                                   kwargs=turn.kwargs)
+        except UnknownToolError as raised:
+            error = RaisedError(type(raised).__name__, str(raised), "unknown-tool")
+        except ScriptedToolError as raised:
+            error = RaisedError(type(raised).__name__, str(raised), "loop")
+        except Exception as raised:  # noqa: BLE001 - every exception the caller gets is an observation
+            kind = "provider" if type(raised).__name__ == "ScriptedProviderError" else "loop"
+            error = RaisedError(type(raised).__name__, str(raised), kind)
+        inputs_after = caller_input if isinstance(caller_input, str) else tuple(m.frozen() for m in caller_input)
+        return CallerView(tuple(updates), response, error, inputs_after, earlier)
+
+    async def close(self) -> None:
+        return None
+
+
+class ReferenceAdapter:
+    """The embedded reference loop, reached only through the adapter contract like any other implementation."""
+
+    name = "reference"
+    capabilities = REFERENCE_CAPABILITIES
+
+    def __init__(self, factory: LoopFactory = _default_factory, name: str | None = None) -> None:
+        self._factory = factory
+        if name is not None:
+            self.name = name
+        try:
+            self.version = importlib.metadata.version("loop-conformance")
+        except importlib.metadata.PackageNotFoundError:
+            self.version = "0+unknown"
+
+    def open(self, setup: ConversationSetup) -> ReferenceConversation:
+        catalog = {tool.name: wrap_tool(tool) for tool in setup.toolbox.tools.values()}
+        offered = [catalog[tool.name] for tool in setup.toolbox.offered()]
+        return ReferenceConversation(setup, self._factory(setup, catalog), offered)
+
+
+def adapter() -> ReferenceAdapter:
+    """Entry point: the reference adapter."""
+    return ReferenceAdapter()

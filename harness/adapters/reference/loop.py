@@ -1,0 +1,347 @@
+"""The reference function-calling loop: a clean implementation of the spec's contract, written from the spec.
+
+It has its own mutable message type, as real frameworks do, so that the harness can catch a loop that mutates what
+the caller handed it. Both response modes run the same iteration code; only how output leaves differs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from harness.contents import (
+    JSON,
+    ApprovalRequest,
+    ApprovalResponse,
+    Content,
+    FunctionCall,
+    FunctionResult,
+    Message,
+    Response,
+    Role,
+    Text,
+    Update,
+    UserInputRequest,
+    fold_updates,
+)
+from harness.contract import LoopConfig
+
+DEFAULT_MAX_ITERATIONS = 40
+DEFAULT_MAX_CONSECUTIVE_ERRORS = 3
+LIMIT_FALLBACK_TEXT = "The function-calling limit was reached before a final answer could be produced."
+REJECTION_TEXT = "Error: the tool call was rejected by the user."
+
+
+@dataclass
+class LoopMessage:
+    """A caller-owned, mutable message."""
+
+    role: Role
+    contents: list[Content] = field(default_factory=lambda: [])
+
+    def frozen(self) -> Message:
+        return Message(self.role, tuple(self.contents))
+
+
+@dataclass(frozen=True)
+class ToolReturn:
+    value: JSON = None
+    terminate: bool = False
+    add_tools: tuple[str, ...] = ()
+
+
+class UserInputRequired(Exception):  # noqa: N818 - mirrors the control-flow exceptions of real loops
+    """Raised by a tool that needs more input from the caller before it can finish."""
+
+    def __init__(self, payloads: Sequence[JSON]) -> None:
+        super().__init__("user input required")
+        self.payloads = tuple(payloads)
+
+
+class UnknownToolError(Exception):
+    """Raised to the caller when the model calls an unknown tool and the config says to terminate."""
+
+
+@dataclass(frozen=True)
+class LoopTool:
+    name: str
+    run: Callable[[Mapping[str, JSON], str], Awaitable[ToolReturn]] | None
+    approval_required: bool = False
+
+    @property
+    def declaration_only(self) -> bool:
+        return self.run is None
+
+
+class ModelClient(Protocol):
+    async def complete(
+        self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
+        kwargs: Mapping[str, JSON] | None,
+    ) -> Response: ...
+
+    def stream(
+        self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
+        kwargs: Mapping[str, JSON] | None,
+    ) -> AsyncIterator[Update]: ...
+
+
+@dataclass
+class _RunState:
+    tools: dict[str, LoopTool]
+    history: list[Message]
+    tool_choice: str
+    kwargs: Mapping[str, JSON]
+    iterations: int = 0
+    function_calls: int = 0
+    errors_in_row: int = 0
+    sequence: int = 0
+    terminated: bool = False
+
+
+class ReferenceLoop:
+    """Runs the function-calling loop over a model client; `run` yields the caller-visible updates in order."""
+
+    def __init__(self, model: ModelClient, config: LoopConfig, catalog: Mapping[str, LoopTool] | None = None) -> None:
+        """`catalog` holds tools that a running tool may add for the next iteration."""
+        self.model = model
+        self.config = config
+        self.catalog = dict(catalog or {})
+
+    async def respond(
+        self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
+        tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+    ) -> Response:
+        """Non-streaming: the whole response at once."""
+        messages_out: list[Message] = []
+        async for update, message in self._iterate(messages, tools, tool_choice, kwargs or {}, streaming=False):
+            del update
+            if message is not None:
+                messages_out.append(message)
+        return Response(tuple(messages_out))
+
+    def stream(
+        self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
+        tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+    ) -> ReferenceStream:
+        """Streaming: updates as they happen, then the finalised response."""
+        return ReferenceStream(self._iterate(messages, tools, tool_choice, kwargs or {}, streaming=True))
+
+    # --- the iteration -----------------------------------------------------------------------------------------
+
+    async def _iterate(
+        self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], tool_choice: str | None,
+        kwargs: Mapping[str, JSON], *, streaming: bool,
+    ) -> AsyncIterator[tuple[Update | None, Message | None]]:
+        state = _RunState({t.name: t for t in tools}, self.caller_history(messages), tool_choice or "auto", kwargs)
+        if not self.config.enabled:
+            async for item in self._model_turn(state, streaming, tool_choice=tool_choice):
+                yield item
+            return
+        resumed = await self._resolve_approvals(state)
+        for message in resumed:
+            yield self._as_update(message, state), message
+        if resumed and self._paused(resumed):
+            return
+        max_iterations = self.config.max_iterations or DEFAULT_MAX_ITERATIONS
+        while True:
+            limit_reached = self._limit_reached(state) or state.iterations >= max_iterations
+            choice = "none" if limit_reached else state.tool_choice
+            response_messages: list[Message] = []
+            async for update, message in self._model_turn(state, streaming, tool_choice=choice):
+                if message is not None:
+                    response_messages.append(message)
+                yield update, message
+            state.iterations += 1
+            calls = [c for m in response_messages for c in m.contents if self._actionable(c)]
+            if limit_reached or not calls:
+                if limit_reached and not self._has_visible_content(response_messages):
+                    fallback = Message("assistant", (Text(LIMIT_FALLBACK_TEXT),))
+                    yield self._as_update(fallback, state), fallback
+                return
+            outcome = await self._process_calls(calls, state)
+            for message in outcome.messages:
+                state.history.append(message)
+                yield self._as_update(message, state), message
+            if outcome.stop:
+                return
+
+    async def _model_turn(
+        self, state: _RunState, streaming: bool, *, tool_choice: str | None,
+    ) -> AsyncIterator[tuple[Update | None, Message | None]]:
+        names = [name for name in state.tools]
+        if not streaming:
+            response = await self.model.complete(state.history, tool_choice=tool_choice, tools=names,
+                                                 kwargs=state.kwargs)
+            for message in self._keep_after_limit(response.messages, tool_choice):
+                state.history.append(message)
+                yield None, message
+            return
+        updates: list[Update] = []
+        async for update in self.model.stream(state.history, tool_choice=tool_choice, tools=names,
+                                              kwargs=state.kwargs):
+            kept = self._keep_update_after_limit(update, tool_choice)
+            if kept is not None:
+                updates.append(kept)
+                yield kept, None
+        for message in fold_updates(updates).messages:
+            state.history.append(message)
+            yield None, message
+
+    # --- approvals ---------------------------------------------------------------------------------------------
+
+    async def _resolve_approvals(self, state: _RunState) -> list[Message]:
+        """Execute approved and reject rejected calls whose decisions arrive in this turn's input."""
+        decisions = [c for m in state.history for c in m.contents if isinstance(c, ApprovalResponse)]
+        answered = {c.call_id for m in state.history for c in m.contents if isinstance(c, FunctionResult)}
+        pending = [d for d in decisions if d.function_call.call_id not in answered]
+        state.history = [m for m in (self._without_approval_wrappers(m) for m in state.history) if m.contents]
+        if not pending:
+            return []
+        results: list[Content] = []
+        for decision in pending:
+            if decision.approved:
+                tool = state.tools.get(decision.function_call.name)
+                results.extend(await self._execute(decision.function_call, tool, state))
+            else:
+                results.append(FunctionResult(decision.function_call.call_id, REJECTION_TEXT, error=True))
+        message = Message("tool", tuple(results))
+        state.history.append(message)
+        return [message]
+
+    @staticmethod
+    def _without_approval_wrappers(message: Message) -> Message:
+        kept = tuple(c for c in message.contents if not isinstance(c, ApprovalRequest | ApprovalResponse))
+        return Message(message.role, kept)
+
+    # --- function calls ----------------------------------------------------------------------------------------
+
+    @dataclass
+    class _Outcome:
+        messages: list[Message]
+        stop: bool
+
+    async def _process_calls(self, calls: list[FunctionCall], state: _RunState) -> ReferenceLoop._Outcome:
+        needs_approval = [c for c in calls if (t := state.tools.get(c.name)) is not None and t.approval_required]
+        if needs_approval:
+            requests = tuple(ApprovalRequest(f"approval-{c.call_id}", c) for c in needs_approval)
+            return self._Outcome([Message("assistant", requests)], stop=True)
+        declared = [c for c in calls if (t := state.tools.get(c.name)) is not None and t.declaration_only]
+        if declared:
+            requests = tuple(UserInputRequest(f"input-{c.call_id}", c) for c in declared)
+            return self._Outcome([Message("assistant", requests)], stop=True)
+        results = await self.execute_batch(calls, state)
+        state.function_calls += len(calls)
+        terminal = [c for c in results if isinstance(c, FunctionResult)]
+        follow_ups = [c for c in results if isinstance(c, UserInputRequest)]
+        messages = [Message("tool", tuple(terminal))] if terminal else []
+        if follow_ups:
+            return self._Outcome([*messages, Message("assistant", tuple(follow_ups))], stop=True)
+        if any(getattr(c, "error", False) for c in terminal):
+            state.errors_in_row += 1
+        else:
+            state.errors_in_row = 0
+        return self._Outcome(messages, stop=state.terminated)
+
+    async def execute_batch(self, calls: list[FunctionCall], state: _RunState) -> list[Content]:
+        """Run one model response's calls concurrently; results keep the model's order."""
+        batches = await asyncio.gather(*(self._execute(c, state.tools.get(c.name), state) for c in calls))
+        return [content for batch in batches for content in batch]
+
+    async def _execute(self, call: FunctionCall, tool: LoopTool | None, state: _RunState) -> list[Content]:
+        if tool is None or tool.run is None:
+            if self.config.terminate_on_unknown_calls:
+                raise UnknownToolError(f"the model called unknown function '{call.name}'")
+            return [FunctionResult(call.call_id, f"Error: requested function '{call.name}' not found.", error=True)]
+        arguments = call.arguments if isinstance(call.arguments, Mapping) else {}
+        try:
+            returned = await tool.run(arguments, call.call_id)
+        except UserInputRequired as pause:
+            return [UserInputRequest(f"input-{call.call_id}-{i}", call, p) for i, p in enumerate(pause.payloads)]
+        except Exception as error:  # noqa: BLE001 - any tool failure becomes the call's error result
+            return [FunctionResult(call.call_id, self._error_text(error), error=True)]
+        state.terminated = state.terminated or returned.terminate
+        for name in returned.add_tools:
+            added = self.catalog.get(name)
+            if added is not None:
+                state.tools[name] = added
+        return [FunctionResult(call.call_id, returned.value)]
+
+    def _error_text(self, error: Exception) -> str:
+        if self.config.include_detailed_errors:
+            return f"Error: {type(error).__name__}: {error}"
+        return "Error: the function failed."
+
+    # --- policy helpers ----------------------------------------------------------------------------------------
+
+    def _limit_reached(self, state: _RunState) -> bool:
+        max_calls = self.config.max_function_calls
+        max_errors = self.config.max_consecutive_errors
+        if max_errors is None:
+            max_errors = DEFAULT_MAX_CONSECUTIVE_ERRORS
+        return (max_calls is not None and state.function_calls >= max_calls) or (
+            max_errors > 0 and state.errors_in_row >= max_errors
+        )
+
+    @staticmethod
+    def _actionable(content: Content) -> bool:
+        return isinstance(content, FunctionCall) and not content.informational_only and content.server_label is None
+
+    def _keep_after_limit(self, messages: Sequence[Message], tool_choice: str | None) -> list[Message]:
+        """With tools disabled, drop calls a misbehaving provider returned anyway: they can never run."""
+        if tool_choice != "none":
+            return list(messages)
+        kept = [Message(m.role, tuple(c for c in m.contents if not self._actionable(c))) for m in messages]
+        return [m for m in kept if m.contents]
+
+    def _keep_update_after_limit(self, update: Update, tool_choice: str | None) -> Update | None:
+        if tool_choice != "none":
+            return update
+        contents = tuple(c for c in update.contents if not self._actionable(c))
+        if not contents and update.contents:
+            return None
+        return Update(update.role, contents, update.message_id, update.finish_reason)
+
+    @staticmethod
+    def _has_visible_content(messages: Sequence[Message]) -> bool:
+        return any(
+            (isinstance(c, Text) and c.text.strip()) or isinstance(c, FunctionCall | FunctionResult | ApprovalRequest)
+            for m in messages for c in m.contents
+        )
+
+    @staticmethod
+    def _paused(messages: Sequence[Message]) -> bool:
+        return any(isinstance(c, UserInputRequest) for m in messages for c in m.contents)
+
+    def _as_update(self, message: Message, state: _RunState) -> Update:
+        state.sequence += 1
+        return Update(message.role, message.contents, f"loop-{state.sequence}")
+
+    def caller_history(self, messages: str | list[LoopMessage]) -> list[Message]:
+        """The loop's private copy of the caller's input: the caller's objects are never touched."""
+        if isinstance(messages, str):
+            return [Message("user", (Text(messages),))]
+        return [m.frozen() for m in messages]
+
+
+class ReferenceStream:
+    """The streaming result: iterate for updates, then `final_response()` for the folded response."""
+
+    def __init__(self, source: AsyncIterator[tuple[Update | None, Message | None]]) -> None:
+        self._source = source
+        self._updates: list[Update] = []
+
+    def __aiter__(self) -> AsyncIterator[Update]:
+        return self._updates_only()
+
+    async def _updates_only(self) -> AsyncIterator[Update]:
+        async for update, _ in self._source:
+            if update is not None:
+                self._updates.append(update)
+                yield update
+
+    async def final_response(self) -> Response:
+        async for _ in self._updates_only():
+            pass
+        return fold_updates(self._updates)

@@ -1,0 +1,201 @@
+"""The neutral transcript vocabulary that crosses the adapter contract.
+
+Every implementation under test converts its own message and content classes to and from these. They are
+deliberately framework-free: roles are plain strings and contents are small frozen dataclasses, so a transcript
+can be compared, hashed, rendered and snapshotted without importing any loop implementation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
+Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
+ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
+
+
+@dataclass(frozen=True)
+class Text:
+    text: str
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    """Model reasoning; `signature` is the provider's opaque data that must travel with the call it explains."""
+
+    text: str = ""
+    signature: str | None = None
+
+
+@dataclass(frozen=True)
+class FunctionCall:
+    """A call the model asked for. `arguments` is a dict, or the raw string while it is still streaming."""
+
+    call_id: str
+    name: str
+    arguments: Mapping[str, JSON] | str = field(default_factory=lambda: {})
+    informational_only: bool = False
+    server_label: str | None = None  # set for hosted-service calls, which the loop must not execute
+
+
+@dataclass(frozen=True)
+class FunctionResult:
+    call_id: str
+    result: JSON = None
+    error: bool = False  # the result reports a failure (tool raised, unknown tool, rejection...)
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """A loop-generated request for the caller to approve `function_call`; `id` is implementation-generated."""
+
+    id: str
+    function_call: FunctionCall
+
+
+@dataclass(frozen=True)
+class ApprovalResponse:
+    id: str
+    approved: bool
+    function_call: FunctionCall
+
+
+@dataclass(frozen=True)
+class UserInputRequest:
+    """The loop pauses for the caller: a declaration-only call, or a tool asking for more input."""
+
+    id: str
+    function_call: FunctionCall | None = None
+    payload: JSON = None
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+Content: TypeAlias = (
+    Text | Reasoning | FunctionCall | FunctionResult | ApprovalRequest | ApprovalResponse | UserInputRequest | Usage
+)
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    contents: tuple[Content, ...]
+
+    @staticmethod
+    def of(role: Role, *contents: Content) -> Message:
+        return Message(role, tuple(contents))
+
+
+@dataclass(frozen=True)
+class Response:
+    messages: tuple[Message, ...]
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Update:
+    """One streamed chunk. Chunks with the same role and `message_id` fold into one message."""
+
+    role: Role
+    contents: tuple[Content, ...]
+    message_id: str | None = None
+    finish_reason: str | None = None
+
+
+def content_kind(content: Content) -> str:
+    """The scenario-format key of a content, e.g. ``function_call``."""
+    return _KIND_BY_TYPE[type(content)]
+
+
+_KIND_BY_TYPE: dict[type, str] = {
+    Text: "text",
+    Reasoning: "reasoning",
+    FunctionCall: "function_call",
+    FunctionResult: "function_result",
+    ApprovalRequest: "approval_request",
+    ApprovalResponse: "approval_response",
+    UserInputRequest: "user_input_request",
+    Usage: "usage",
+}
+
+
+def merge_contents(contents: Iterable[Content]) -> tuple[Content, ...]:
+    """Join streaming fragments: adjacent text or reasoning, and argument chunks of one call id.
+
+    This is the normalisation of chunking, so `merge_contents` of a streamed transcript equals the unchunked one.
+    """
+    merged: list[Content] = []
+    for content in contents:
+        previous = merged[-1] if merged else None
+        joined = _join(previous, content) if previous is not None else None
+        if joined is None:
+            merged.append(content)
+        else:
+            merged[-1] = joined
+    return tuple(_parse_arguments(content) for content in merged)
+
+
+def _join(previous: Content, content: Content) -> Content | None:
+    if isinstance(previous, Text) and isinstance(content, Text):
+        return Text(previous.text + content.text)
+    if (
+        isinstance(previous, Reasoning)
+        and isinstance(content, Reasoning)
+        and (previous.signature is None or content.signature is None)
+    ):
+        return Reasoning(previous.text + content.text, previous.signature or content.signature)
+    if (
+        isinstance(previous, FunctionCall)
+        and isinstance(content, FunctionCall)
+        and content.call_id == previous.call_id
+        and isinstance(previous.arguments, str)
+        and isinstance(content.arguments, str)
+    ):
+        return FunctionCall(
+            previous.call_id,
+            previous.name or content.name,
+            previous.arguments + content.arguments,
+            previous.informational_only or content.informational_only,
+            previous.server_label or content.server_label,
+        )
+    return None
+
+
+def _parse_arguments(content: Content) -> Content:
+    import json
+
+    if not isinstance(content, FunctionCall) or not isinstance(content.arguments, str):
+        return content
+    text = content.arguments.strip()
+    if not text:
+        parsed: object = {}
+    else:
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            return content
+    if not isinstance(parsed, dict):
+        return content
+    return FunctionCall(content.call_id, content.name, parsed, content.informational_only, content.server_label)  # type: ignore[arg-type]
+
+
+def fold_updates(updates: Sequence[Update], finish_reason: str | None = None) -> Response:
+    """Fold streamed updates into the response a caller would assemble from them."""
+    messages: list[Message] = []
+    current_key: tuple[str, str | None] | None = None
+    for update in updates:
+        key = (update.role, update.message_id)
+        if messages and key == current_key:
+            last = messages[-1]
+            messages[-1] = Message(last.role, last.contents + update.contents)
+        else:
+            messages.append(Message(update.role, update.contents))
+            current_key = key
+        finish_reason = update.finish_reason or finish_reason
+    return Response(tuple(Message(m.role, merge_contents(m.contents)) for m in messages), finish_reason)

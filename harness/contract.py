@@ -1,0 +1,138 @@
+"""The adapter contract: how a function-calling loop under test plugs into the harness.
+
+An adapter wraps one loop implementation. For every scenario and response mode the runner calls
+`LoopAdapter.open` once with the scripted fakes, then `Conversation.run_turn` once per scenario turn, and finally
+`Conversation.close`. The adapter drives its loop exactly as a real caller would, with the scripted provider as the
+model and the scripted tools as the tools, and reports what the caller saw as a `CallerView`. What the model
+received and which tools ran are recorded by the fakes themselves, so an adapter cannot misreport them.
+
+Adapters are registered under the entry-point group ``loop_conformance.adapters``; the entry point names a
+zero-argument callable that returns a `LoopAdapter`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+
+from harness.contents import JSON, Message, Response, Update
+
+if TYPE_CHECKING:
+    from fakes.provider import ScriptedProvider
+    from fakes.tools import ScriptedToolbox
+
+ENTRY_POINT_GROUP = "loop_conformance.adapters"
+
+Mode = Literal["streaming", "non-streaming"]
+MODES: tuple[Mode, ...] = ("non-streaming", "streaming")
+
+# Capabilities a scenario may require. An adapter that lacks one reports the scenario as n/a, never as a pass.
+Capability = Literal[
+    "approval",  # tools that require approval: pause, then resume with decisions
+    "declaration-only",  # tools with no local implementation, surfaced to the caller
+    "user-input",  # tools that pause the loop to ask the caller for more input
+    "middleware-termination",  # tool-level middleware that ends the loop after a tool runs
+    "runtime-tool-changes",  # a tool that adds tools for the next iteration
+    "invocation-kwargs",  # caller keyword arguments forwarded to the model call
+    "sessions",  # the implementation keeps history between turns itself
+    "hosted-tools",  # hosted-service calls and approvals carried through untouched
+    "reasoning",  # reasoning contents and opaque signatures
+]
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    """The loop settings the spec names; `None` means the implementation's default."""
+
+    enabled: bool = True
+    max_iterations: int | None = None
+    max_function_calls: int | None = None
+    max_consecutive_errors: int | None = None
+    terminate_on_unknown_calls: bool = False
+    include_detailed_errors: bool = False
+
+
+@dataclass(frozen=True)
+class ConversationSetup:
+    """Everything an adapter needs for one scenario run in one mode.
+
+    `provider` is the model to use for every model call; `toolbox` holds the tools to offer (call
+    `toolbox.offered()` for the tools available at the start of a turn). `tool_choice` is the caller's option
+    (``None`` leaves the implementation's default).
+    """
+
+    scenario_id: str
+    mode: Mode
+    config: LoopConfig
+    provider: ScriptedProvider
+    toolbox: ScriptedToolbox
+    use_session: bool = False
+    tool_choice: str | None = None
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    """The caller's input for one turn: a plain string, or messages (possibly replaying earlier history)."""
+
+    index: int
+    messages: str | tuple[Message, ...]
+    kwargs: Mapping[str, JSON] = field(default_factory=lambda: {})
+
+
+@dataclass(frozen=True)
+class RaisedError:
+    """An exception the caller got instead of (or while streaming) a response."""
+
+    type_name: str
+    message: str
+    kind: Literal["provider", "unknown-tool", "loop"] = "loop"
+
+
+@dataclass(frozen=True)
+class CallerView:
+    """What the caller observed during one turn, converted to the neutral vocabulary.
+
+    `updates` holds every streamed update in order (empty in non-streaming mode) and `response` the final
+    response (the stream's finalised response in streaming mode), or `None` when `error` was raised.
+    `inputs_after` re-reads the caller's own input objects after the turn and `earlier_responses_after` re-reads
+    every response this conversation returned on earlier turns, so the runner can prove nothing was mutated.
+    `log` carries the implementation's log records, shown with a failure.
+    """
+
+    updates: tuple[Update, ...] = ()
+    response: Response | None = None
+    error: RaisedError | None = None
+    inputs_after: str | tuple[Message, ...] = ()
+    earlier_responses_after: tuple[Response, ...] = ()
+    log: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Conversation(Protocol):
+    async def run_turn(self, turn: TurnInput) -> CallerView:
+        """Run one caller turn to completion and report what the caller saw.
+
+        Called once per scenario turn, in order. Exceptions the loop raises to its caller must be reported in
+        `CallerView.error`, not raised; an exception escaping this method is judged a crash of the loop.
+        """
+        ...
+
+    async def close(self) -> None:
+        """Release what `open` acquired; called once after the last turn, even when a turn failed."""
+        ...
+
+
+@runtime_checkable
+class LoopAdapter(Protocol):
+    name: str
+    """Stable implementation name, used on the command line and in reports."""
+
+    version: str
+    """Version of the implementation under test, shown in reports."""
+
+    capabilities: frozenset[Capability]
+
+    def open(self, setup: ConversationSetup) -> Conversation:
+        """Start one scenario run; called once per scenario and mode, before its first turn."""
+        ...

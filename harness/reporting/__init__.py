@@ -1,0 +1,1 @@
+"""Writers that turn results into reports for people and machines."""

@@ -1,0 +1,79 @@
+"""What a run produces: one `ScenarioResult` per scenario × implementation × mode, each with its checks."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Verdict = Literal["pass", "fail", "error", "xfail", "n/a"]
+VERDICTS: tuple[Verdict, ...] = ("pass", "fail", "error", "xfail", "n/a")
+
+# Stable check ids. Invariants run on every scenario; `expect.*` only where the scenario states them.
+INVARIANT_CHECKS = (
+    "exactly-once",
+    "no-orphans",
+    "inputs-unmutated",
+    "stream-agreement",
+    "parallel-order",
+    "bounded",
+)
+RUN_CHECKS = ("completes", "script")
+EXPECT_CHECKS = (
+    "expect.response",
+    "expect.executions",
+    "expect.model-calls",
+    "expect.requests",
+    "expect.stream-order",
+    "expect.error",
+)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    id: str
+    verdict: Verdict
+    message: str = ""
+    turn: int | None = None  # 1-based
+    expected: str | None = None
+    actual: str | None = None
+    diff: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    scenario: str
+    title: str
+    spec_rows: tuple[str, ...]
+    section: str
+    implementation: str
+    version: str
+    mode: str
+    verdict: Verdict
+    checks: tuple[CheckResult, ...] = ()
+    path: str = ""
+    line: int = 0
+    reason: str = ""  # why n/a or error
+    log: tuple[str, ...] = ()
+    transcript: tuple[dict[str, Any], ...] = field(default=(), compare=False)
+
+    def failed_checks(self) -> list[CheckResult]:
+        return [c for c in self.checks if c.verdict == "fail"]
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["spec_rows"] = list(self.spec_rows)
+        data["checks"] = [
+            {k: v for k, v in asdict(c).items() if v not in (None, (), "")} | {"id": c.id, "verdict": c.verdict,
+                                                                              "message": c.message}
+            for c in self.checks
+        ]
+        data.pop("transcript")
+        return data
+
+
+def overall(checks: list[CheckResult]) -> Verdict:
+    if any(c.verdict == "error" for c in checks):
+        return "error"
+    if any(c.verdict == "fail" for c in checks):
+        return "fail"
+    return "pass"

@@ -1,0 +1,157 @@
+"""The spec's scenario-to-test matrix rows, by section, each with a stable id.
+
+The built-in catalogue names the rows of spec 004 (Python function-calling loop) as the harness knows them;
+`parse_spec_rows` reads the same table straight from a spec Markdown file, so reports can follow the spec as it
+changes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SpecRow:
+    section: str
+    name: str
+
+    @property
+    def id(self) -> str:
+        return f"{_slug(self.section)}/{_slug(self.name)}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+_CATALOGUE: dict[str, tuple[str, ...]] = {
+    'Normal function invocation': (
+        'Single non-streaming call',
+        'String input',
+        'Multiple sequential rounds',
+        'Streaming call',
+        'Reasoning-bound call',
+        'Calls across response messages',
+        'Parallel calls',
+        'Informational-only call',
+        'Declaration-only call',
+        'Function invocation disabled',
+        'Runtime tool changes',
+    ),
+    'Approval pause and resume': (
+        'Initial approval request',
+        'Approved non-streaming resume',
+        'Rejected non-streaming resume',
+        'Approved streaming resume',
+        'Rejected streaming resume',
+        'Mixed approved/rejected batch',
+        'Persisted approval replay',
+        'Hosted approval pass-through',
+        'Approval-time user input',
+        'Mixed terminal result and follow-up input',
+        'Approval-time middleware termination',
+        'Approval re-entry after iteration budget',
+        'Approval resume with reasoning',
+    ),
+    'Approval correlation and replay': (
+        'Result matching without placeholders',
+        'Reused id after completion',
+        'Replayed approval wrapper',
+        'Historical resolved response plus new round',
+        'Multiple reused-id rounds',
+        'Multi-content result with reused id',
+        'Follow-up request closes one occurrence',
+        'Reused-id placeholders',
+        'Rejected placeholder',
+        'Results reordered with placeholders',
+        'Missing result call id',
+        'Empty approval message cleanup',
+        'Later stateless turn',
+        'Pending history turn',
+        'Duplicate function-call prevention',
+        'Rejection call id',
+    ),
+    'Mixed batches and approval middleware': (
+        'Safe and approval-required calls in one batch',
+        'Restored approval state',
+        'Unrelated turn before approval',
+        'Multiple abandoned batches',
+        'Queued approvals',
+        'Middleware state plus hidden core state',
+        'Auto-approval callback',
+        'Shared call budget',
+        'Standing tool rule',
+        'Hosted server boundary',
+        'Argument-scoped rule',
+        'Provider-injected approval tool',
+        'AG-UI provider boundary',
+    ),
+    'Errors, control flow, and limits': (
+        'Rejected execution',
+        'Approved tool exception',
+        'Approved validation error',
+        'Approved success',
+        'Consecutive error cap',
+        'Unknown call handling',
+        'Middleware termination',
+        'Maximum iterations',
+        'Maximum function calls',
+        'Provider tool content after an active limit',
+        'Conversation continuation',
+    ),
+    'History and provider serialization': (
+        'Append-only history replay',
+        'Pending placeholder history',
+        'Pending hosted history replay',
+        'Non-history provider plus session',
+        'Hosted per-service-call persistence',
+        'Service-side approval decision',
+        'OpenAI approval serialization',
+        'OpenAI end-to-end hosted approval',
+        'Stored function call/result',
+        'Stateless reasoning replay',
+        'Opaque reasoning signature replay',
+        'Chat Completions approval wrappers',
+        'AG-UI approval result event',
+        'AG-UI rejection/mixed decision',
+        'AG-UI approval-time follow-up',
+        'AG-UI approval execution failure',
+        'AG-UI no-approval path',
+        'AG-UI `confirm_changes` snapshot',
+        'AG-UI malformed `confirm_changes` metadata',
+        'Compaction pair integrity',
+    ),
+}
+
+SPEC_ROWS: tuple[SpecRow, ...] = tuple(SpecRow(section, name) for section, names in _CATALOGUE.items() for name in names)
+
+_HEADING = re.compile(r"^###\s+(?P<title>.+?)\s*$")
+_ROW = re.compile(r"^\|\s*(?P<name>[^|]+?)\s*\|")
+
+
+def parse_spec_rows(markdown: str) -> tuple[SpecRow, ...]:
+    """Rows of the "Scenario-to-test matrix" section of a spec Markdown file, in document order."""
+    rows: list[SpecRow] = []
+    in_matrix = False
+    section = ""
+    for line in markdown.splitlines():
+        if line.startswith("## "):
+            in_matrix = line[3:].strip().lower() == "scenario-to-test matrix"
+            continue
+        heading = _HEADING.match(line)
+        if in_matrix and heading:
+            section = heading.group("title")
+            continue
+        row = _ROW.match(line)
+        if in_matrix and section and row and not _is_header_or_rule(row.group("name")):
+            rows.append(SpecRow(section, row.group("name")))
+    return tuple(rows)
+
+
+def _is_header_or_rule(cell: str) -> bool:
+    return cell == "Scenario" or set(cell) <= set("-: ")
+
+
+def rows_by_name(rows: tuple[SpecRow, ...] = SPEC_ROWS) -> dict[str, SpecRow]:
+    return {row.name: row for row in rows}
