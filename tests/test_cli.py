@@ -1,0 +1,72 @@
+"""The loop-conformance command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness._cli import main
+
+SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "normal" / "single-call.yaml"
+
+
+def _copy(tmp_path: Path, text: str, name: str = "single-call.yaml") -> Path:
+    folder = tmp_path / "normal"
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(text)
+    return tmp_path
+
+
+def test_run_passes_and_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(tmp_path, SCENARIO.read_text())
+    out = tmp_path / "results.json"
+    assert main(["run", "--impl", "reference", "--scenarios", str(root), "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "normal       2      0      0      0      0" in printed
+    document = json.loads(out.read_text())
+    results = document["results"]
+    assert {(r["implementation"], r["mode"], r["verdict"]) for r in results} == {
+        ("reference", "non-streaming", "pass"), ("reference", "streaming", "pass")}
+    first = results[0]
+    assert first["scenario"] == "normal.single-call"
+    assert first["spec_rows"] == ["Single non-streaming call"]
+    assert {"id": "exactly-once", "verdict": "pass", "message": ""} in first["checks"]
+    assert document["filtered"] is True
+
+
+def test_run_fails_with_details_when_an_expectation_breaks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(tmp_path, SCENARIO.read_text().replace("model_calls: 2", "model_calls: 3"))
+    assert main(["run", "--scenarios", str(root), "--mode", "non-streaming"]) == 1
+    printed = capsys.readouterr().out
+    assert "FAIL normal.single-call [reference, non-streaming]" in printed
+    assert "turn 1, check expect.model-calls: 2 model calls, expected 3" in printed
+
+
+def test_malformed_file_is_reported_and_the_rest_still_runs(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(tmp_path, SCENARIO.read_text())
+    _copy(tmp_path, "id: normal.x\ntitle: t\nspec: [Streaming call]\nturns: {}\n", "bad.yaml")
+    assert main(["run", "--scenarios", str(root)]) == 1
+    captured = capsys.readouterr()
+    assert "bad.yaml:4:8: error[wrong-type]: turns: Input should be a valid list" in captured.err
+    assert "normal       2      0      2      0      0" in captured.out
+
+
+def test_unknown_implementation_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--impl", "missing"]) == 2
+    assert "no implementation named 'missing'" in capsys.readouterr().err
+
+
+def test_schema_is_a_json_schema_rejecting_unknown_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert schema["additionalProperties"] is False
+    assert {"id", "title", "spec", "turns"} <= set(schema["required"])
+    assert "TurnSpec" in schema["$defs"]
+
+
+def test_list_names_the_reference_implementation(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == 0
+    assert "reference" in capsys.readouterr().out.split()
