@@ -2,7 +2,7 @@
 
 # The fakes speak the harness's neutral vocabulary; initialise the harness package first so that either package
 # can be imported first without a circular-import failure.
-import harness  # noqa: F401  # isort: skip
+import harness  # noqa: F401  # isort: skip  # pyright: ignore[reportUnusedImport]
 
 from fakes.provider import ModelRequest, ModelStep, ScriptedProvider, ScriptedProviderError, ScriptViolation
 from fakes.tools import (

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from harness._matchers import Mismatch, match
 from harness._records import TurnRecord
-from harness._schema import ContentSpec, ExpectSpec, MessageExpect
+from harness._schema import ContentSpec, ExpectSpec, MessageExpect, RequestExpect
 from harness._transcript import WRAPPERS, messages_form, stream_tokens
 from harness.contents import Message
 from harness.results import CheckResult
@@ -33,8 +33,9 @@ def expected_content(spec: ContentSpec) -> dict[str, Any]:
 
 def expected_messages(spec: list[MessageExpect] | dict[str, Any]) -> Any:
     if isinstance(spec, dict):  # a list matcher such as {$suffix: [...]}
-        (name, items), = spec.items()
-        return {name: [expected_messages([MessageExpect.model_validate(i)])[0] for i in items]}
+        ((name, items),) = spec.items()
+        messages = [MessageExpect.model_validate(item) for item in cast(list[Any], items)]
+        return {name: expected_messages(messages)}
     return [
         {"role": m.role, "contents": m.contents if isinstance(m.contents, dict)
          else [expected_content(c) for c in m.contents]}
@@ -44,24 +45,35 @@ def expected_messages(spec: list[MessageExpect] | dict[str, Any]) -> Any:
 
 def _prune_wrappers(expected: Any, actual: Any) -> Any:
     """Approval and user-input wrappers compare only the fields the expectation names (ids are generated)."""
-    if isinstance(expected, list) and isinstance(actual, list):
-        return [_prune_wrappers(e, a) for e, a in zip(expected, actual, strict=False)] + actual[len(expected):]  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(actual, list):
+        items = cast(list[Any], actual)
+        aligned = _aligned_expectations(expected, len(items))
+        return [_prune_wrappers(e, a) for e, a in zip(aligned, items, strict=False)] + items[len(aligned):]
     if isinstance(expected, dict) and isinstance(actual, dict):
+        wanted_body = cast(dict[str, Any], expected)
         pruned: dict[str, Any] = {}
-        for key, value in actual.items():  # pyright: ignore[reportUnknownVariableType]
-            if key in WRAPPERS and isinstance(value, dict) and isinstance(expected.get(key), dict):  # pyright: ignore[reportUnknownMemberType]
-                wanted: dict[str, Any] = expected[key]  # pyright: ignore[reportUnknownVariableType]
-                pruned[key] = {k: v for k, v in value.items() if k in wanted}  # pyright: ignore[reportUnknownVariableType]
+        for key, value in cast(dict[str, Any], actual).items():
+            want = wanted_body.get(key)
+            if key in WRAPPERS and isinstance(value, dict) and isinstance(want, dict):
+                names = cast(dict[str, Any], want)
+                pruned[key] = {k: v for k, v in cast(dict[str, Any], value).items() if k in names}
             else:
-                pruned[key] = _prune_wrappers(expected.get(key), value)  # pyright: ignore[reportUnknownMemberType]
+                pruned[key] = _prune_wrappers(want, value)
         return pruned
-    if isinstance(expected, dict) and len(expected) == 1 and isinstance(actual, list):  # pyright: ignore[reportUnknownArgumentType]
-        (name, items), = expected.items()  # pyright: ignore[reportUnknownVariableType]
-        if name in ("$prefix", "$suffix") and isinstance(items, list):
-            offset = 0 if name == "$prefix" else max(len(actual) - len(items), 0)  # pyright: ignore[reportUnknownArgumentType]
-            aligned = [None] * offset + list(items)  # pyright: ignore[reportUnknownArgumentType]
-            return [_prune_wrappers(e, a) for e, a in zip(aligned, actual, strict=False)] + actual[len(aligned):]  # pyright: ignore[reportUnknownVariableType]
     return actual
+
+
+def _aligned_expectations(expected: Any, length: int) -> list[Any]:
+    """The expectation for each actual list item, by position; `$prefix`/`$suffix` lists are aligned."""
+    if isinstance(expected, list):
+        return cast(list[Any], expected)
+    if isinstance(expected, dict) and len(cast(dict[str, Any], expected)) == 1:
+        ((name, items),) = cast(dict[str, Any], expected).items()
+        if name in ("$prefix", "$suffix") and isinstance(items, list):
+            wanted = cast(list[Any], items)
+            offset = 0 if name == "$prefix" else max(length - len(wanted), 0)
+            return [None] * offset + wanted
+    return []
 
 
 def compare_messages(expected_spec: list[MessageExpect] | dict[str, Any], actual: Sequence[Message]) -> list[Mismatch]:
@@ -137,7 +149,7 @@ def _executions_check(expected: dict[str, int | list[dict[str, Any]]], turn: Tur
     return _verdict("expect.executions", turn.index + 1, mismatches, expected, actual)
 
 
-def _request_check(request_expect: Any, turn: TurnRecord) -> CheckResult:
+def _request_check(request_expect: RequestExpect, turn: TurnRecord) -> CheckResult:
     number = turn.index + 1
     position = request_expect.call
     requests = [r for r in turn.requests if r.number == position]
@@ -149,12 +161,12 @@ def _request_check(request_expect: Any, turn: TurnRecord) -> CheckResult:
     if request_expect.tool_choice is not None:
         mismatches.extend(match(request_expect.tool_choice, request.tool_choice, f"{prefix}.tool_choice"))
     if request_expect.tools is not None:
-        mismatches.extend(match(sorted(request_expect.tools) if isinstance(request_expect.tools, list)
-                                else request_expect.tools, sorted(request.tools), f"{prefix}.tools"))
+        tools: Any = request_expect.tools
+        wanted = sorted(cast(list[str], tools)) if isinstance(tools, list) else tools
+        mismatches.extend(match(wanted, sorted(request.tools), f"{prefix}.tools"))
     if request_expect.kwargs is not None:
-        mismatches.extend(match(request_expect.kwargs, {k: request.kwargs.get(k) for k in request_expect.kwargs}
-                                if isinstance(request_expect.kwargs, dict) else dict(request.kwargs),
-                                f"{prefix}.kwargs"))
+        named = {key: request.kwargs.get(key) for key in request_expect.kwargs}
+        mismatches.extend(match(request_expect.kwargs, named, f"{prefix}.kwargs"))
     if request_expect.messages is not None:
         mismatches.extend(_prefixed(compare_messages(request_expect.messages, request.messages), f"{prefix}.messages"))
     actual = {"tool_choice": request.tool_choice, "tools": sorted(request.tools),

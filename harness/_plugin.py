@@ -35,18 +35,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    roots = [Path(p).resolve() for p in config.getoption("--lc-scenarios")] or [config.rootpath / "scenarios"]
+    roots = [Path(p).resolve() for p in _strings(config, "--lc-scenarios")] or [config.rootpath / "scenarios"]
     config.stash[_ROOTS] = roots
-    unknown = [n for n in config.getoption("--lc-impl") if n not in implementation_names()]
+    unknown = [n for n in _strings(config, "--lc-impl") if n not in implementation_names()]
     if unknown:
         installed = ", ".join(implementation_names()) or "none"
         raise pytest.UsageError(f"no implementation named '{unknown[0]}' is installed (installed: {installed})")
     config.addinivalue_line("markers", "spec_row(name): the spec matrix row a scenario item covers")
 
 
+def _strings(config: pytest.Config, option: str) -> list[str]:
+    value: list[str] | None = config.getoption(option)
+    return list(value or [])
+
+
 def _adapters(config: pytest.Config) -> list[LoopAdapter]:
     if _ADAPTERS not in config.stash:
-        names: list[str] = config.getoption("--lc-impl")
+        names = _strings(config, "--lc-impl")
         if names:
             config.stash[_ADAPTERS] = [load_adapter(name) for name in names]
         else:
@@ -60,7 +65,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     roots = parent.config.stash[_ROOTS]
     if not any(file_path.resolve().is_relative_to(root) for root in roots):
         return None
-    return ScenarioFile.from_parent(parent, path=file_path)
+    return ScenarioFile.from_parent(parent, path=file_path)  # pyright: ignore[reportUnknownMemberType]
 
 
 class ScenarioFile(pytest.File):
@@ -68,14 +73,15 @@ class ScenarioFile(pytest.File):
         try:
             scenario = load_scenario(self.path)
         except ScenarioFileError as error:
-            yield MalformedScenarioItem.from_parent(self, name="scenario-file", error=error)
+            yield MalformedScenarioItem.from_parent(  # pyright: ignore[reportUnknownMemberType]
+                self, name="scenario-file", error=error)
             return
         mode_option: Mode | None = self.config.getoption("--lc-mode")
-        modes = (mode_option,) if mode_option else MODES
+        modes: tuple[Mode, ...] = (mode_option,) if mode_option else MODES
         for adapter in _adapters(self.config):
             for mode in modes:
-                yield ScenarioItem.from_parent(self, name=f"{scenario.id}[{adapter.name}-{mode}]",
-                                               scenario=scenario, adapter=adapter, mode=mode)
+                yield ScenarioItem.from_parent(  # pyright: ignore[reportUnknownMemberType]
+                    self, name=f"{scenario.id}[{adapter.name}-{mode}]", scenario=scenario, adapter=adapter, mode=mode)
 
 
 class ScenarioFailedError(Exception):
@@ -86,10 +92,10 @@ class ScenarioFailedError(Exception):
 
 class ScenarioItem(pytest.Item):
     def __init__(self, *, scenario: Scenario, adapter: LoopAdapter, mode: Mode, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(**kwargs)  # pyright: ignore[reportUnknownMemberType]
         self.scenario = scenario
         self.adapter = adapter
-        self.mode = mode
+        self.mode: Mode = mode
         for row in scenario.spec.spec:
             self.user_properties.append(("spec_row", row))
             self.add_marker(pytest.mark.spec_row(row))
@@ -114,7 +120,7 @@ class ScenarioItem(pytest.Item):
 
 class MalformedScenarioItem(pytest.Item):
     def __init__(self, *, error: ScenarioFileError, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(**kwargs)  # pyright: ignore[reportUnknownMemberType]
         self.error = error
 
     def runtest(self) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from fakes.provider import ModelStep
 from fakes.tools import ToolBehaviour, ToolSpec
 from harness._schema import (
+    BehaviourSpec,
     ContentSpec,
     FunctionCallSpec,
     ModelStepSpec,
@@ -28,6 +29,7 @@ from harness.contents import (
     Message,
     Reasoning,
     Response,
+    Role,
     Text,
     Update,
     Usage,
@@ -74,18 +76,11 @@ class Scenario:
 
 def build_tool(model: ToolSpecModel) -> ToolSpec:
     if model.behaviour:
-        behaviours = tuple(
-            ToolBehaviour(
-                kind="raise" if b.raise_ is not None else "request_input" if b.request_input is not None else "return",
-                value=b.raise_ if b.raise_ is not None else b.request_input if b.request_input is not None else b.return_,
-                terminate=b.terminate,
-                add_tools=tuple(b.add_tools),
-            )
-            for b in model.behaviour
-        )
+        behaviours = tuple(_behaviour(b) for b in model.behaviour)
     else:
         behaviours = (ToolBehaviour("return", model.returns),)
-    parameters = model.parameters if model.parameters is not None else {"type": "object", "properties": {}}
+    parameters: dict[str, Any] = model.parameters if model.parameters is not None else {
+        "type": "object", "properties": {}}
     return ToolSpec(
         model.name,
         model.description,
@@ -95,6 +90,15 @@ def build_tool(model: ToolSpecModel) -> ToolSpec:
         declaration_only=model.declaration_only,
         offered=model.offered,
     )
+
+
+def _behaviour(spec: BehaviourSpec) -> ToolBehaviour:
+    terminate, add_tools = spec.terminate, tuple(spec.add_tools)
+    if spec.raise_ is not None:
+        return ToolBehaviour("raise", spec.raise_, terminate, add_tools)
+    if spec.request_input is not None:
+        return ToolBehaviour("request_input", spec.request_input, terminate, add_tools)
+    return ToolBehaviour("return", spec.return_, terminate, add_tools)
 
 
 def build_call(spec: FunctionCallSpec) -> FunctionCall:
@@ -145,7 +149,7 @@ def build_step(spec: ModelStepSpec, turn: int, number: int, calls: dict[str, Fun
     if spec.raises is not None:
         return ModelStep(Response(()), (), raises=spec.raises, optional=spec.optional, source_line=line)
     if spec.messages is not None:
-        message_specs = [(m.role, m.contents) for m in spec.messages]
+        message_specs: list[tuple[Role, list[ContentSpec]]] = [(m.role, m.contents) for m in spec.messages]
     else:
         message_specs = [("assistant", spec.contents or [])]
     messages: list[Message] = []
@@ -175,7 +179,7 @@ def build_step(spec: ModelStepSpec, turn: int, number: int, calls: dict[str, Fun
     )
 
 
-def _chunks(spec: ContentSpec, content: Content, role: Any, message_id: str) -> list[Update]:
+def _chunks(spec: ContentSpec, content: Content, role: Role, message_id: str) -> list[Update]:
     call = spec.function_call
     if isinstance(content, FunctionCall) and call is not None and call.stream_chunks:
         return [

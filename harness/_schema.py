@@ -256,7 +256,7 @@ class ExpectSpec(Strict):
 class TurnSpec(Strict):
     input: str | list[InputItemSpec]
     kwargs: dict[str, Any] = Field(default_factory=dict)
-    model: list[ModelStepSpec] = Field(default_factory=list)
+    model: list[ModelStepSpec] = Field(default_factory=list[ModelStepSpec])
     expect: ExpectSpec = Field(default_factory=ExpectSpec)
 
 
@@ -270,10 +270,10 @@ class ScenarioSpec(Strict):
     title: str = Field(min_length=1)
     spec: list[str] = Field(min_length=1, description="Matrix rows covered, named as in the spec.")
     description: str = ""
-    requires: list[CapabilityName] = Field(default_factory=list)
+    requires: list[CapabilityName] = Field(default_factory=list[CapabilityName])
     modes: ModesSpec | None = None
     session: bool = Field(default=False, description="History is kept by the implementation's session.")
     tool_choice: str | None = None
-    tools: list[ToolSpecModel] = Field(default_factory=list)
+    tools: list[ToolSpecModel] = Field(default_factory=list[ToolSpecModel])
     config: ConfigSpec = Field(default_factory=ConfigSpec)
     turns: list[TurnSpec] = Field(min_length=1)

@@ -91,7 +91,7 @@ def normalised_flow(messages: Sequence[Message]) -> list[dict[str, Any]]:
         form = content_form(content)
         body = next(iter(form.values()))
         if isinstance(body, dict) and "id" in body:
-            generated: str = body["id"]
+            generated = str(body["id"])  # pyright: ignore[reportUnknownArgumentType]
             body["id"] = ids.setdefault(generated, f"<id {len(ids) + 1}>")
         flow.append({"role": role} | form)
     return flow

@@ -124,7 +124,9 @@ _CATALOGUE: dict[str, tuple[str, ...]] = {
     ),
 }
 
-SPEC_ROWS: tuple[SpecRow, ...] = tuple(SpecRow(section, name) for section, names in _CATALOGUE.items() for name in names)
+SPEC_ROWS: tuple[SpecRow, ...] = tuple(
+    SpecRow(section, name) for section, names in _CATALOGUE.items() for name in names
+)
 
 _HEADING = re.compile(r"^###\s+(?P<title>.+?)\s*$")
 _ROW = re.compile(r"^\|\s*(?P<name>[^|]+?)\s*\|")

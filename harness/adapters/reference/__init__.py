@@ -15,8 +15,8 @@ from harness.adapters.reference.loop import (
     UnknownToolError,
     UserInputRequired,
 )
-from harness.contents import JSON, Response
-from harness.contract import Capability, CallerView, ConversationSetup, RaisedError, TurnInput
+from harness.contents import JSON, Response, Update
+from harness.contract import CallerView, Capability, ConversationSetup, RaisedError, TurnInput
 
 LoopFactory = Callable[[ConversationSetup, Mapping[str, LoopTool]], ReferenceLoop]
 
@@ -65,9 +65,9 @@ class ReferenceConversation:
 
     async def _drive(self, caller_input: str | list[LoopMessage], turn: TurnInput) -> CallerView:
         earlier = tuple(self._returned)
-        updates: list = []  # type: ignore[type-arg]
-        response = None
-        error = None
+        updates: list[Update] = []
+        response: Response | None = None
+        error: RaisedError | None = None
         try:
             if self.setup.mode == "streaming":
                 stream = self.loop.stream(caller_input, self.offered, tool_choice=self.setup.tool_choice,
