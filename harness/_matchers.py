@@ -6,7 +6,8 @@ A matcher is a mapping with exactly one ``$``-prefixed key:
 - ``{$regex: PATTERN}`` — a string that `re.search` matches;
 - ``{$contains: X}`` — a string containing X, or a list with an element equal to X;
 - ``{$not_contains: X}`` — the opposite;
-- ``{$prefix: [...]}`` / ``{$suffix: [...]}`` — a list that starts / ends with these elements (each may match).
+- ``{$prefix: [...]}`` / ``{$suffix: [...]}`` — a list that starts / ends with these elements (each may match);
+- ``{$not: X}`` — anything (including a missing value) that does not match X.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-MATCHERS = ("$any", "$regex", "$contains", "$not_contains", "$prefix", "$suffix")
+MATCHERS = ("$any", "$regex", "$contains", "$not_contains", "$prefix", "$suffix", "$not")
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ def match(expected: Any, actual: Any, path: str = "") -> list[Mismatch]:
     """Every place where `actual` does not satisfy `expected`."""
     if is_matcher(expected):
         return _match_matcher(expected, actual, path)
+    if actual is _MISSING:
+        return [Mismatch(path, expected, None, "missing")]
     if isinstance(expected, Mapping):
         if not isinstance(actual, Mapping):
             return [Mismatch(path, expected, _shown(actual), "expected a mapping")]
@@ -46,9 +49,8 @@ def match(expected: Any, actual: Any, path: str = "") -> list[Mismatch]:
         if not isinstance(actual, list):
             return [Mismatch(path, expected, _shown(actual), "expected a list")]
         return _match_list(expected, actual, path)  # pyright: ignore[reportUnknownArgumentType]
-    if actual is _MISSING:
-        return [Mismatch(path, expected, None, "missing")]
-    if expected != actual or type(expected) is bool and type(actual) is not bool:
+    # JSON keeps booleans apart from numbers, although Python's `True == 1`.
+    if expected != actual or (type(expected) is bool) != (type(actual) is bool):
         return [Mismatch(path, expected, actual, "differs")]
     return []
 
@@ -75,6 +77,10 @@ def _match_list(expected: Sequence[Any], actual: Sequence[Any], path: str) -> li
 def _match_matcher(matcher: Mapping[str, Any], actual: Any, path: str) -> list[Mismatch]:
     (name, argument), = matcher.items()
     if name == "$any":
+        return []
+    if name == "$not":
+        if actual is not _MISSING and not match(argument, actual):
+            return [Mismatch(path, dict(matcher), actual, "matches what $not excludes")]
         return []
     if actual is _MISSING:
         return [Mismatch(path, dict(matcher), None, "missing")]

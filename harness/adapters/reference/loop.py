@@ -7,6 +7,7 @@ the caller handed it. Both response modes run the same iteration code; only how 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -32,6 +33,16 @@ DEFAULT_MAX_ITERATIONS = 40
 DEFAULT_MAX_CONSECUTIVE_ERRORS = 3
 LIMIT_FALLBACK_TEXT = "The function-calling limit was reached before a final answer could be produced."
 REJECTION_TEXT = "Error: the tool call was rejected by the user."
+
+
+_Emission = tuple[Update | None, Message | None, bool]
+
+
+def result_text(value: JSON) -> str:
+    """Tool results reach the model as text; structured values as JSON."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else json.dumps(value)
 
 
 @dataclass
@@ -98,6 +109,7 @@ class _RunState:
     errors_in_row: int = 0
     sequence: int = 0
     terminated: bool = False
+    model_message_id: str | None = None
 
 
 class ReferenceLoop:
@@ -115,9 +127,13 @@ class ReferenceLoop:
     ) -> Response:
         """Non-streaming: the whole response at once."""
         messages_out: list[Message] = []
-        async for update, message in self._iterate(messages, tools, tool_choice, kwargs or {}, streaming=False):
-            del update
-            if message is not None:
+        async for _, message, joins in self._iterate(messages, tools, tool_choice, kwargs or {}, streaming=False):
+            if message is None:
+                continue
+            if joins and messages_out:
+                last = messages_out[-1]
+                messages_out[-1] = Message(last.role, last.contents + message.contents)
+            else:
                 messages_out.append(message)
         return Response(tuple(messages_out))
 
@@ -133,15 +149,16 @@ class ReferenceLoop:
     async def _iterate(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], tool_choice: str | None,
         kwargs: Mapping[str, JSON], *, streaming: bool,
-    ) -> AsyncIterator[tuple[Update | None, Message | None]]:
+    ) -> AsyncIterator[_Emission]:
+        """Yields (streamed update, response message, whether the message joins the previous one)."""
         state = _RunState({t.name: t for t in tools}, self.caller_history(messages), tool_choice or "auto", kwargs)
         if not self.config.enabled:
-            async for item in self._model_turn(state, streaming, tool_choice=tool_choice):
-                yield item
+            async for update, message in self._model_turn(state, streaming, tool_choice=tool_choice):
+                yield update, message, False
             return
         resumed = await self._resolve_approvals(state)
         for message in resumed:
-            yield self._as_update(message, state), message
+            yield self._as_update(message, state), message, False
         if resumed and self._paused(resumed):
             return
         max_iterations = self.config.max_iterations or DEFAULT_MAX_ITERATIONS
@@ -152,18 +169,22 @@ class ReferenceLoop:
             async for update, message in self._model_turn(state, streaming, tool_choice=choice):
                 if message is not None:
                     response_messages.append(message)
-                yield update, message
+                yield update, message, False
             state.iterations += 1
             calls = [c for m in response_messages for c in m.contents if self._actionable(c)]
             if limit_reached or not calls:
                 if limit_reached and not self._has_visible_content(response_messages):
                     fallback = Message("assistant", (Text(LIMIT_FALLBACK_TEXT),))
-                    yield self._as_update(fallback, state), fallback
+                    yield self._as_update(fallback, state), fallback, False
                 return
             outcome = await self._process_calls(calls, state)
+            if outcome.pause:
+                # A pause surfaces in the very message that holds the calls, as the caller's answer refers to it.
+                message_id = state.model_message_id or self._as_update(response_messages[-1], state).message_id
+                yield Update("assistant", outcome.pause, message_id), Message("assistant", outcome.pause), True
             for message in outcome.messages:
                 state.history.append(message)
-                yield self._as_update(message, state), message
+                yield self._as_update(message, state), message, False
             if outcome.stop:
                 return
 
@@ -184,6 +205,7 @@ class ReferenceLoop:
             kept = self._keep_update_after_limit(update, tool_choice)
             if kept is not None:
                 updates.append(kept)
+                state.model_message_id = kept.message_id
                 yield kept, None
         for message in fold_updates(updates).messages:
             state.history.append(message)
@@ -221,16 +243,17 @@ class ReferenceLoop:
     class _Outcome:
         messages: list[Message]
         stop: bool
+        pause: tuple[Content, ...] = ()
 
     async def _process_calls(self, calls: list[FunctionCall], state: _RunState) -> ReferenceLoop._Outcome:
         needs_approval = [c for c in calls if (t := state.tools.get(c.name)) is not None and t.approval_required]
         if needs_approval:
             requests = tuple(ApprovalRequest(f"approval-{c.call_id}", c) for c in needs_approval)
-            return self._Outcome([Message("assistant", requests)], stop=True)
+            return self._Outcome([], stop=True, pause=requests)
         declared = [c for c in calls if (t := state.tools.get(c.name)) is not None and t.declaration_only]
         if declared:
             requests = tuple(UserInputRequest(f"input-{c.call_id}", c) for c in declared)
-            return self._Outcome([Message("assistant", requests)], stop=True)
+            return self._Outcome([], stop=True, pause=requests)
         results = await self.execute_batch(calls, state)
         state.function_calls += len(calls)
         terminal = [c for c in results if isinstance(c, FunctionResult)]
@@ -266,7 +289,7 @@ class ReferenceLoop:
             added = self.catalog.get(name)
             if added is not None:
                 state.tools[name] = added
-        return [FunctionResult(call.call_id, returned.value)]
+        return [FunctionResult(call.call_id, result_text(returned.value))]
 
     def _error_text(self, error: Exception) -> str:
         if self.config.include_detailed_errors:
@@ -328,7 +351,7 @@ class ReferenceLoop:
 class ReferenceStream:
     """The streaming result: iterate for updates, then `final_response()` for the folded response."""
 
-    def __init__(self, source: AsyncIterator[tuple[Update | None, Message | None]]) -> None:
+    def __init__(self, source: AsyncIterator[_Emission]) -> None:
         self._source = source
         self._updates: list[Update] = []
 
@@ -336,7 +359,7 @@ class ReferenceStream:
         return self._updates_only()
 
     async def _updates_only(self) -> AsyncIterator[Update]:
-        async for update, _ in self._source:
+        async for update, _, _ in self._source:
             if update is not None:
                 self._updates.append(update)
                 yield update

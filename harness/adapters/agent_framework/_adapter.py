@@ -1,0 +1,158 @@
+"""Driving the real framework as a caller does: one client and session per conversation, both response modes."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, cast
+
+from agent_framework import AgentSession, ChatResponse, FunctionTool
+from agent_framework import Message as FwMessage
+
+from fakes.provider import ScriptedProviderError
+from harness._transcript import message_form
+from harness.adapters.agent_framework._client import ScriptedChatClient
+from harness.adapters.agent_framework._convert import (
+    message_from_framework,
+    message_to_framework,
+    messages_from_framework,
+    response_from_framework,
+    update_from_framework,
+)
+from harness.adapters.agent_framework._features import FEATURES
+from harness.adapters.agent_framework._tools import TerminateOnRequest, build_tools
+from harness.contents import Message, Response, Update
+from harness.contract import CallerView, Capability, ConversationSetup, LoopConfig, RaisedError, TurnInput
+
+_CONFIG_KEYS = {
+    "enabled": "enabled",
+    "max_iterations": "max_iterations",
+    "max_function_calls": "max_function_calls",
+    "max_consecutive_errors": "max_consecutive_errors_per_request",
+    "terminate_on_unknown_calls": "terminate_on_unknown_calls",
+    "include_detailed_errors": "include_detailed_errors",
+}
+
+
+def invocation_configuration(config: LoopConfig) -> dict[str, Any]:
+    settings = {key: getattr(config, field) for field, key in _CONFIG_KEYS.items()}
+    return {key: value for key, value in settings.items() if value is not None}
+
+
+class _LogCapture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(f"{record.levelname} {record.name}: {record.getMessage()}")
+
+
+@contextmanager
+def _captured_logs() -> Iterator[_LogCapture]:
+    """Framework log records of one turn: some behaviour (an input it ignores) is visible only there."""
+    logger = logging.getLogger("agent_framework")
+    handler = _LogCapture()
+    previous = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(previous)
+
+
+def _key(message: Message) -> str:
+    return json.dumps(message_form(message), sort_keys=True, default=str)
+
+
+class AgentFrameworkConversation:
+    def __init__(self, setup: ConversationSetup) -> None:
+        self.setup = setup
+        self.catalogue = build_tools(setup.toolbox.tools)
+        needs_middleware = any(b.terminate for t in setup.toolbox.tools.values() for b in t.spec.behaviours)
+        self.client = ScriptedChatClient(
+            setup.provider,
+            function_invocation_configuration=invocation_configuration(setup.config),
+            middleware=[TerminateOnRequest()] if needs_middleware else None,
+        )
+        self.session = AgentSession()
+        self._returned: list[ChatResponse] = []
+        # The framework objects this conversation returned or was given, so that a caller replaying history hands
+        # back the very objects it received, as a real caller does.
+        self._originals: dict[str, FwMessage] = {}
+
+    def _framework_input(self, messages: str | tuple[Message, ...]) -> str | list[FwMessage]:
+        if isinstance(messages, str):
+            return messages
+        return [self._originals.get(_key(m)) or message_to_framework(m) for m in messages]
+
+    def _remember(self, messages: Sequence[FwMessage]) -> None:
+        for message in messages:
+            self._originals[_key(message_from_framework(message))] = message
+
+    def _options(self) -> dict[str, Any]:
+        offered: list[FunctionTool] = [self.catalogue[t.name] for t in self.setup.toolbox.offered()]
+        options: dict[str, Any] = {"tools": offered}
+        if self.setup.tool_choice is not None:
+            options["tool_choice"] = self.setup.tool_choice
+        return options
+
+    async def run_turn(self, turn: TurnInput) -> CallerView:
+        caller_input = self._framework_input(turn.messages)
+        if not isinstance(caller_input, str):
+            self._remember(caller_input)
+        updates: list[Update] = []
+        final: ChatResponse | None = None
+        error: RaisedError | None = None
+        client_kwargs: dict[str, Any] = {**turn.kwargs, "session": self.session}
+        with _captured_logs() as logs:
+            try:
+                if self.setup.mode == "streaming":
+                    stream: Any = self.client.get_response(caller_input, stream=True, options=cast(Any, self._options()),
+                                                           client_kwargs=client_kwargs)
+                    async for update in stream:
+                        updates.append(update_from_framework(update))
+                    final = cast(ChatResponse, await stream.get_final_response())
+                else:
+                    final = await cast(Any, self.client.get_response(caller_input, options=cast(Any, self._options()),
+                                                                     client_kwargs=client_kwargs))
+            except ScriptedProviderError as raised:
+                error = RaisedError(type(raised).__name__, str(raised), "provider")
+            except KeyError as raised:
+                error = RaisedError(type(raised).__name__, str(raised), "unknown-tool")
+            except Exception as raised:  # noqa: BLE001 - whatever the caller gets is an observation
+                error = RaisedError(type(raised).__name__, str(raised), "loop")
+        earlier = tuple(response_from_framework(r) for r in self._returned)
+        response: Response | None = None
+        if final is not None:
+            response = response_from_framework(final)
+            self._returned.append(final)
+            self._remember(final.messages)
+        inputs_after = caller_input if isinstance(caller_input, str) else messages_from_framework(caller_input)
+        return CallerView(tuple(updates), response, error, inputs_after, earlier, tuple(logs.lines))
+
+    async def close(self) -> None:
+        return None
+
+
+class AgentFrameworkAdapter:
+    """The real `FunctionInvocationLayer` of the installed agent-framework-core release."""
+
+    name = "agent_framework"
+
+    def __init__(self) -> None:
+        self.version = FEATURES.version
+        capabilities: set[Capability] = {
+            "approval", "declaration-only", "middleware-termination", "invocation-kwargs", "hosted-tools",
+            "reasoning",
+        }
+        if FEATURES.context_add_tools:
+            capabilities.add("runtime-tool-changes")
+        self.capabilities: frozenset[Capability] = frozenset(capabilities)
+
+    def open(self, setup: ConversationSetup) -> AgentFrameworkConversation:
+        return AgentFrameworkConversation(setup)

@@ -1,0 +1,70 @@
+"""A real Agent Framework chat client whose model is the harness's scripted provider.
+
+It is built the way the framework's own clients are: the function invocation layer over the base client. Only
+`_inner_get_response` — the one place a provider plugs in — is ours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from typing import Any, cast
+
+from agent_framework import BaseChatClient, ChatResponse, ChatResponseUpdate, FunctionInvocationLayer, ResponseStream
+from agent_framework import Message as FwMessage
+
+from fakes.provider import ScriptedProvider
+from harness.adapters.agent_framework._convert import (
+    messages_from_framework,
+    response_to_framework,
+    update_to_framework,
+)
+from harness.contents import JSON
+
+# Keyword arguments the framework adds for its own bookkeeping; they are not the caller's invocation kwargs.
+_FRAMEWORK_KWARGS = frozenset({"session"})
+
+
+def _tool_choice(options: Mapping[str, Any]) -> str | None:
+    choice = options.get("tool_choice")
+    if isinstance(choice, Mapping):
+        return str(cast(Mapping[str, Any], choice).get("mode"))
+    return None if choice is None else str(choice)
+
+
+def _tool_names(options: Mapping[str, Any]) -> list[str]:
+    tools = cast(Sequence[Any], options.get("tools") or [])
+    return [str(getattr(tool, "name", tool)) for tool in tools]
+
+
+class ScriptedChatClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
+    """Agent Framework's function invocation layer over a model that replays the scenario's script."""
+
+    OTEL_PROVIDER_NAME = "loop-conformance-scripted"
+
+    def __init__(self, provider: ScriptedProvider, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.provider = provider
+        self._responses = 0
+
+    # Deliberately not `async def`: some releases require the stream to be returned synchronously.
+    def _inner_get_response(
+        self, *, messages: Sequence[FwMessage], stream: bool, options: Mapping[str, Any], **kwargs: Any,
+    ) -> Awaitable[ChatResponse] | ResponseStream[ChatResponseUpdate, ChatResponse]:
+        self._responses += 1
+        response_id = f"scripted-{self._responses}"
+        neutral = messages_from_framework(messages)
+        choice = _tool_choice(options)
+        names = _tool_names(options)
+        forwarded = cast(dict[str, JSON], {k: v for k, v in kwargs.items() if k not in _FRAMEWORK_KWARGS})
+        if stream:
+            async def updates() -> AsyncIterator[ChatResponseUpdate]:
+                async for update in self.provider.stream(neutral, tool_choice=choice, tools=names, kwargs=forwarded):
+                    yield update_to_framework(update, response_id)
+
+            return self._build_response_stream(updates())
+
+        async def complete() -> ChatResponse:
+            response = await self.provider.complete(neutral, tool_choice=choice, tools=names, kwargs=forwarded)
+            return response_to_framework(response, response_id)
+
+        return complete()

@@ -1,0 +1,191 @@
+"""Lossless conversion between the neutral vocabulary and Agent Framework's `Content` / `Message` classes.
+
+What the spec cares about survives both ways: reasoning text and its opaque signature (`protected_data`),
+informational-only and hosted markers, approval ids and their embedded calls, user-input flags, error results.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
+
+from agent_framework import ChatResponse, ChatResponseUpdate
+from agent_framework import Content as FwContent
+from agent_framework import Message as FwMessage
+
+from harness.adapters.agent_framework._features import FEATURES
+from harness.contents import (
+    JSON,
+    ApprovalRequest,
+    ApprovalResponse,
+    Content,
+    FunctionCall,
+    FunctionResult,
+    Message,
+    Reasoning,
+    Response,
+    Role,
+    Text,
+    Update,
+    Usage,
+    UserInputRequest,
+)
+
+_ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
+
+
+# --- neutral -> framework -------------------------------------------------------------------------------------
+
+
+def call_to_framework(call: FunctionCall) -> FwContent:
+    arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(dict(call.arguments))
+    extra: dict[str, Any] = {}
+    if call.informational_only and FEATURES.informational_only:
+        extra["informational_only"] = True
+    additional: dict[str, Any] | None = None
+    if call.server_label is not None:
+        if FEATURES.hosted_flag:
+            extra["hosted"] = True
+            extra["server_name"] = call.server_label
+        else:
+            additional = {"server_label": call.server_label}
+    return FwContent.from_function_call(call.call_id, call.name, arguments=arguments,
+                                        additional_properties=additional, **extra)
+
+
+def to_framework(content: Content) -> FwContent:
+    if isinstance(content, Text):
+        return FwContent.from_text(content.text)
+    if isinstance(content, Reasoning):
+        return FwContent.from_text_reasoning(text=content.text, protected_data=content.signature)
+    if isinstance(content, FunctionCall):
+        return call_to_framework(content)
+    if isinstance(content, FunctionResult):
+        exception = str(content.result) if content.error else None
+        return FwContent.from_function_result(content.call_id, result=content.result, exception=exception)
+    if isinstance(content, ApprovalRequest):
+        return FwContent.from_function_approval_request(content.id, call_to_framework(content.function_call))
+    if isinstance(content, ApprovalResponse):
+        return FwContent.from_function_approval_response(content.approved, content.id,
+                                                         call_to_framework(content.function_call))
+    if isinstance(content, Usage):
+        usage: Any = {"input_token_count": content.input_tokens, "output_token_count": content.output_tokens}
+        return FwContent.from_usage(usage)
+    raise ValueError(f"no Agent Framework form for a {type(content).__name__} in caller input")
+
+
+def message_to_framework(message: Message) -> FwMessage:
+    return FwMessage(message.role, [to_framework(c) for c in message.contents])
+
+
+# --- framework -> neutral -------------------------------------------------------------------------------------
+
+
+def _arguments(raw: Any) -> Mapping[str, JSON] | str:
+    if raw is None:
+        return {}
+    if isinstance(raw, Mapping):
+        return dict(cast(Mapping[str, JSON], raw))
+    text = str(raw)
+    if not text.strip():
+        return {}
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return text
+    return cast(dict[str, JSON], parsed) if isinstance(parsed, dict) else text
+
+
+def _server_label(content: Any) -> str | None:
+    additional = cast(Mapping[str, Any], getattr(content, "additional_properties", None) or {})
+    if "server_label" in additional:
+        return str(additional["server_label"])
+    if getattr(content, "hosted", None):
+        return str(getattr(content, "server_name", None) or "hosted")
+    return None
+
+
+def call_from_framework(content: Any) -> FunctionCall:
+    return FunctionCall(
+        str(content.call_id), str(content.name or ""), _arguments(content.arguments),
+        bool(getattr(content, "informational_only", False)), _server_label(content),
+    )
+
+
+def _result_value(content: Any) -> JSON:
+    result = getattr(content, "result", None)
+    if isinstance(result, str | int | float | bool) or result is None:
+        return result
+    return str(result)
+
+
+def from_framework(content: Any) -> list[Content]:
+    """One framework content as zero or more neutral ones."""
+    kind = str(content.type)
+    if kind == "text":
+        return [Text(str(content.text or ""))]
+    if kind == "text_reasoning":
+        return [Reasoning(str(content.text or ""), getattr(content, "protected_data", None))]
+    if kind == "function_call":
+        return _call_contents(content)
+    if kind == "function_result":
+        return [FunctionResult(str(content.call_id), _result_value(content), content.exception is not None)]
+    if kind == "function_approval_request":
+        return [ApprovalRequest(str(content.id), call_from_framework(content.function_call))]
+    if kind == "function_approval_response":
+        return [ApprovalResponse(str(content.id), bool(content.approved), call_from_framework(content.function_call))]
+    if kind == "usage":
+        details = cast(Mapping[str, Any], content.usage_details or {})
+        return [Usage(int(details.get("input_token_count") or 0), int(details.get("output_token_count") or 0))]
+    if getattr(content, "user_input_request", False):
+        return [UserInputRequest(str(getattr(content, "id", "") or ""), None, {"type": kind})]
+    return [Text(f"[unsupported {kind} content]")]
+
+
+def _call_contents(content: Any) -> list[Content]:
+    """A call the framework marks `user_input_request` is surfaced to the caller: call, then the pause."""
+    call = call_from_framework(content)
+    if not getattr(content, "user_input_request", False):
+        return [call]
+    pause = UserInputRequest(str(getattr(content, "id", None) or call.call_id), FunctionCall(call.call_id, call.name))
+    return [call, pause] if call.arguments not in ({}, "") else [pause]
+
+
+def _role(raw: Any) -> Role:
+    role = str(getattr(raw, "value", raw) or "assistant")
+    return cast(Role, role) if role in _ROLES else "assistant"
+
+
+def contents_from_framework(contents: Iterable[Any]) -> tuple[Content, ...]:
+    return tuple(neutral for content in contents for neutral in from_framework(content))
+
+
+def message_from_framework(message: FwMessage) -> Message:
+    return Message(_role(message.role), contents_from_framework(message.contents))
+
+
+def messages_from_framework(messages: Sequence[FwMessage]) -> tuple[Message, ...]:
+    return tuple(message_from_framework(m) for m in messages)
+
+
+def response_from_framework(response: ChatResponse) -> Response:
+    finish = getattr(response.finish_reason, "value", response.finish_reason)
+    return Response(messages_from_framework(response.messages), str(finish) if finish else None)
+
+
+def update_from_framework(update: ChatResponseUpdate) -> Update:
+    finish = getattr(update.finish_reason, "value", update.finish_reason)
+    return Update(_role(update.role), contents_from_framework(update.contents), update.message_id,
+                  str(finish) if finish else None)
+
+
+def update_to_framework(update: Update, response_id: str) -> ChatResponseUpdate:
+    return ChatResponseUpdate(role=update.role, contents=[to_framework(c) for c in update.contents],
+                              message_id=update.message_id, response_id=response_id,
+                              finish_reason=cast(Any, update.finish_reason))
+
+
+def response_to_framework(response: Response, response_id: str) -> ChatResponse:
+    return ChatResponse(messages=[message_to_framework(m) for m in response.messages], response_id=response_id,
+                        finish_reason=cast(Any, response.finish_reason))

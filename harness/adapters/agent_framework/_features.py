@@ -1,0 +1,36 @@
+"""What the installed Agent Framework release supports, detected from its API rather than its version string."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import inspect
+from dataclasses import dataclass
+
+import agent_framework
+from agent_framework import Content, FunctionInvocationContext
+
+
+@dataclass(frozen=True)
+class Features:
+    version: str
+    informational_only: bool  # Content.informational_only exists
+    hosted_flag: bool  # Content.hosted exists; older releases mark hosted calls by server_label only
+    context_add_tools: bool  # tools can add tools for the next iteration through their invocation context
+    approval_binding: bool  # approvals are bound to the session that issued them
+    config_keys: frozenset[str]
+
+
+def _detect() -> Features:
+    content_parameters = inspect.signature(Content.__init__).parameters
+    config_keys = frozenset(agent_framework.FunctionInvocationConfiguration.__annotations__)
+    return Features(
+        version=importlib.metadata.version("agent-framework-core"),
+        informational_only="informational_only" in content_parameters,
+        hosted_flag="hosted" in content_parameters,
+        context_add_tools=hasattr(FunctionInvocationContext, "add_tools"),
+        approval_binding="disable_approval_response_binding" in config_keys,
+        config_keys=config_keys,
+    )
+
+
+FEATURES = _detect()

@@ -1,0 +1,85 @@
+"""Scripted tools presented as Agent Framework `FunctionTool`s, and the middleware that ends a loop on request."""
+
+from __future__ import annotations
+
+import contextvars
+import warnings
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from agent_framework import FunctionInvocationContext, FunctionMiddleware, FunctionTool, MiddlewareTermination
+
+from fakes.tools import ScriptedTool
+from harness.adapters.agent_framework._features import FEATURES
+from harness.contents import JSON
+
+
+@dataclass
+class _CallScope:
+    call_id: str | None = None
+    terminate: bool = False
+
+
+# Set by the middleware around each invocation; read by the tool body running inside it.
+_SCOPE: contextvars.ContextVar[_CallScope | None] = contextvars.ContextVar("loop_conformance_call", default=None)
+
+
+class TerminateOnRequest(FunctionMiddleware):
+    """Function middleware that ends the loop after a tool whose scripted behaviour says `terminate`."""
+
+    async def process(self, context: FunctionInvocationContext, call_next: Callable[[], Awaitable[None]]) -> None:
+        call_id = context.metadata.get("call_id")
+        scope = _CallScope(str(call_id) if call_id is not None else None)
+        token = _SCOPE.set(scope)
+        try:
+            await call_next()
+        finally:
+            _SCOPE.reset(token)
+        if scope.terminate:
+            raise MiddlewareTermination("scripted tool asked the loop to stop", result=context.result)
+
+
+def build_tools(scripted: Mapping[str, ScriptedTool]) -> dict[str, FunctionTool]:
+    """One `FunctionTool` per scripted tool; tools may add others, so each knows the whole catalogue."""
+    catalogue: dict[str, FunctionTool] = {}
+    for name, tool in scripted.items():
+        catalogue[name] = _function_tool(tool, catalogue)
+    return catalogue
+
+
+def _function_tool(tool: ScriptedTool, catalogue: Mapping[str, FunctionTool]) -> FunctionTool:
+    spec = tool.spec
+    body = None if spec.declaration_only else _body(tool, catalogue)
+    return FunctionTool(
+        name=spec.name,
+        description=spec.description or spec.name,
+        approval_mode="always_require" if spec.approval_required else "never_require",
+        func=body,
+        input_model=dict(spec.parameters),
+    )
+
+
+def _body(tool: ScriptedTool, catalogue: Mapping[str, FunctionTool]) -> Callable[..., Awaitable[Any]]:
+    def run(arguments: dict[str, JSON], context: Any) -> JSON:
+        scope = _SCOPE.get()
+        outcome = tool.invoke(arguments, scope.call_id if scope else None)
+        if scope is not None and outcome.terminate:
+            scope.terminate = True
+        if outcome.add_tools and context is not None:
+            with warnings.catch_warnings():
+                # The framework flags progressive tool exposure as experimental; that is not the scenario's concern.
+                warnings.simplefilter("ignore")
+                context.add_tools([catalogue[name] for name in outcome.add_tools])
+        return outcome.value
+
+    if FEATURES.context_add_tools:
+        async def with_context(ctx: FunctionInvocationContext, **arguments: JSON) -> JSON:
+            return run(arguments, ctx)
+
+        return with_context
+
+    async def plain(**arguments: JSON) -> JSON:
+        return run(arguments, None)
+
+    return plain
