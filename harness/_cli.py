@@ -12,9 +12,11 @@ from harness._registry import implementation_names, installed_adapters, load_ada
 from harness._schema import ScenarioSpec
 from harness._suite import BUNDLED_SCENARIOS, run_suite
 from harness.contract import MODES, LoopAdapter, Mode
+from harness.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, load_baseline
 from harness.errors import UnknownImplementationError
 from harness.reporting.json_report import write_json
 from harness.reporting.text import render_failure, render_summary
+from harness.reporting.version_matrix import load_results, render_json, render_markdown
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,7 +29,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--scenarios", action="append", type=Path, default=[], metavar="PATH",
                      help="scenario file or folder (repeatable; default: the bundled scenarios)")
     run.add_argument("--json", type=Path, metavar="FILE", help="write machine-readable results here")
+    run.add_argument("--baseline", type=Path, metavar="FILE",
+                     help="known failures to report as xfail (default: the bundled baselines/known-failures.yaml)")
+    run.add_argument("--no-baseline", action="store_true", help="report known failures as plain failures")
     run.add_argument("-v", "--verbose", action="count", default=0, help="show expected/actual and full diffs")
+    matrix = commands.add_parser("version-matrix", help="spec row × release × mode from per-release results")
+    matrix.add_argument("results", nargs="+", type=Path, help="results files, one per release")
+    matrix.add_argument("--markdown", type=Path, required=True, metavar="FILE")
+    matrix.add_argument("--json", type=Path, required=True, metavar="FILE")
     commands.add_parser("schema", help="print the JSON Schema of scenario files")
     commands.add_parser("list", help="list installed implementations")
     return parser
@@ -37,6 +46,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "schema":
         print(json.dumps(ScenarioSpec.model_json_schema(by_alias=True), indent=2))
+        return 0
+    if args.command == "version-matrix":
+        by_version = load_results(args.results)
+        args.markdown.write_text(render_markdown(by_version), encoding="utf-8")
+        args.json.write_text(render_json(by_version), encoding="utf-8")
+        print(f"version matrix of {len(by_version)} releases written to {args.markdown} and {args.json}")
         return 0
     if args.command == "list":
         for name in implementation_names():
@@ -53,7 +68,12 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     modes: tuple[Mode, ...] = (args.mode,) if args.mode else MODES
     paths: list[Path] = args.scenarios or [BUNDLED_SCENARIOS]
-    suite = run_suite(adapters, paths, modes)
+    try:
+        known = _known_failures(args)
+    except BaselineError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    suite = run_suite(adapters, paths, modes, known)
     for error in suite.file_errors:
         print(error.render(), file=sys.stderr)
     for result in suite.results:
@@ -68,6 +88,13 @@ def _run(args: argparse.Namespace) -> int:
         write_json(args.json, suite.results, filtered=filtered)
         print(f"results written to {args.json}")
     return 1 if any(r.verdict in ("fail", "error") for r in suite.results) else 0
+
+
+def _known_failures(args: argparse.Namespace) -> list[KnownFailure]:
+    if args.no_baseline:
+        return []
+    path: Path | None = args.baseline or (BUNDLED_BASELINE if BUNDLED_BASELINE.exists() else None)
+    return list(load_baseline(path).known_failures) if path is not None else []
 
 
 def _adapters(names: Sequence[str]) -> list[LoopAdapter]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Sequence
 from typing import Any, cast
@@ -184,8 +185,11 @@ def _verdict(check: str, turn: int, mismatches: list[Mismatch], expected: Any, a
         return CheckResult(check, "pass", "", turn)
     lines = tuple(f"{m.path or '(top)'}: {m.reason}: expected {_j(m.expected)}, got {_j(m.actual)}"
                   for m in mismatches)
+    expected_text, actual_text = _pretty(expected), _pretty(actual)
+    diff = tuple(difflib.unified_diff(expected_text.splitlines(), actual_text.splitlines(), "expected", "actual",
+                                      lineterm=""))
     return CheckResult(check, "fail", lines[0] + (f" (+{len(lines) - 1} more)" if len(lines) > 1 else ""), turn,
-                       _pretty(expected), _pretty(actual), lines)
+                       expected_text, actual_text, diff, lines)
 
 
 def _j(value: Any) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from harness._scenario import Scenario, Turn, build_step, build_tool
+from harness._scenario import Scenario, Turn, build_call, build_step, build_tool
 from harness._schema import ScenarioSpec
 from harness._yaml_source import DataPath, YamlSource, YamlSyntaxError, load_yaml
 from harness.contents import FunctionCall
@@ -27,7 +27,13 @@ _CODES = {
     "value_error": "invalid-value",
     "string_pattern_mismatch": "invalid-value",
     "greater_than_equal": "invalid-value",
+    "greater_than": "invalid-value",
+    "less_than_equal": "invalid-value",
+    "less_than": "invalid-value",
     "too_short": "invalid-value",
+    "too_long": "invalid-value",
+    "string_too_short": "invalid-value",
+    "string_too_long": "invalid-value",
 }
 
 
@@ -73,6 +79,11 @@ def _build(spec: ScenarioSpec, source: YamlSource) -> Scenario:
     calls: dict[str, FunctionCall] = {}
     turns: list[Turn] = []
     for t, turn in enumerate(spec.turns):
+        for item in turn.input if not isinstance(turn.input, str) else []:
+            for content in item.message.contents if item.message is not None else []:
+                if content.function_call is not None:
+                    call = build_call(content.function_call)
+                    calls.setdefault(call.call_id, call)
         steps = tuple(
             build_step(step, t, n + 1, calls, source.position(("turns", t, "model", n)).line)
             for n, step in enumerate(turn.model)
@@ -108,8 +119,10 @@ def _schema_problems(source: YamlSource, errors: list[ErrorDetails]) -> list[Sce
     for path, _ in located:
         for depth in range(len(path) + 1):
             deepest[path[:depth]] = max(deepest.get(path[:depth], 0), len(path))
-    problems: list[ScenarioProblem] = []
+    chosen: list[tuple[DataPath, ErrorDetails]] = []
     seen: set[tuple[DataPath, str]] = set()
+    # A value that fits no member of a union at all: one problem that names every shape the union accepts.
+    alternatives: dict[DataPath, list[str]] = {}
     for path, error in located:
         kind = error["type"]
         if kind.endswith("_type") and deepest.get(path, 0) > len(path):
@@ -117,8 +130,26 @@ def _schema_problems(source: YamlSource, errors: list[ErrorDetails]) -> list[Sce
         if (path, kind) in seen:
             continue
         seen.add((path, kind))
+        if kind.endswith("_type"):
+            if path in alternatives:
+                alternatives[path].append(error["msg"])
+                continue
+            alternatives[path] = [error["msg"]]
+        chosen.append((path, error))
+    problems: list[ScenarioProblem] = []
+    for path, error in chosen:
+        shapes = alternatives.get(path, []) if error["type"].endswith("_type") else []
+        if len(shapes) > 1:
+            error = {**error, "msg": _either(shapes)}
         problems.append(_schema_problem(source, path, error))
     return problems
+
+
+def _either(messages: list[str]) -> str:
+    prefix = "Input should be "
+    if all(m.startswith(prefix) for m in messages):
+        return prefix + " or ".join(m.removeprefix(prefix) for m in messages)
+    return "; or ".join(messages)
 
 
 def _schema_problem(source: YamlSource, path: DataPath, error: ErrorDetails) -> ScenarioProblem:
@@ -143,7 +174,7 @@ def _allowed_keys(data: Any, path: DataPath) -> list[str]:
 
     model: Any = ScenarioSpec
     for part in path[:-1]:
-        if isinstance(part, int):
+        if isinstance(part, int) or part.startswith("$"):
             continue
         field = model.model_fields.get(part) or next(
             (f for f in model.model_fields.values() if f.alias == part), None
@@ -175,10 +206,7 @@ def _data_path(data: Any, loc: tuple[int | str, ...]) -> DataPath:
     path: list[str | int] = []
     current = data
     for part in loc:
-        if isinstance(current, dict) and part in current:
-            path.append(part)
-            current = current[part]  # pyright: ignore[reportUnknownVariableType]
-        elif isinstance(current, list) and isinstance(part, int) and part < len(current):  # pyright: ignore[reportUnknownArgumentType]
+        if isinstance(current, dict) and part in current or isinstance(current, list) and isinstance(part, int) and part < len(current):
             path.append(part)
             current = current[part]  # pyright: ignore[reportUnknownVariableType]
         elif isinstance(current, dict) and isinstance(part, str) and not _is_union_tag(part):
@@ -258,6 +286,7 @@ def _reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[
     for t, turn in enumerate(spec.turns):
         yield from _input_references(source, t, turn.input, references)
         yield from _script_references(source, t, turn.model, references)
+        yield from _expectation_problems(source, t)
         for name in (turn.expect.executions or {}):
             if name not in tool_names:
                 yield _dangling(source, ("turns", t, "expect", "executions", name), "tool", name, tool_names)
@@ -270,27 +299,55 @@ def _reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[
 
 def _script_references(source: YamlSource, t: int, steps: Any, references: set[str]) -> Iterator[ScenarioProblem]:
     for n, step in enumerate(steps):
-        contents = step.contents or [c for m in (step.messages or []) for c in m.contents]
-        for c, content in enumerate(contents):
-            call = content.function_call
-            if call is None:
-                continue
-            if call.label and call.label in references:
-                yield _problem(source, ("turns", t, "model", n, "contents", c, "function_call", "label"),
-                               "duplicate-label", f"label '{call.label}' is already used")
-            if call.stream_chunks is not None and call.arguments:
-                import json
+        if step.messages is not None:
+            groups = [(("turns", t, "model", n, "messages", m, "contents"), message.contents)
+                      for m, message in enumerate(step.messages)]
+        else:
+            groups = [(("turns", t, "model", n, "contents"), step.contents or [])]
+        for base, contents in groups:
+            # `build_step` registers a message's calls once the whole message is built, so a wrapper can refer
+            # only to calls of earlier messages.
+            known = set(references)
+            for c, content in enumerate(contents):
+                yield from _wrapper_references(source, (*base, c), content, known)
+                call = content.function_call
+                if call is None:
+                    continue
+                if call.label and call.label in references:
+                    yield _problem(source, (*base, c, "function_call", "label"), "duplicate-label",
+                                   f"label '{call.label}' is already used")
+                if call.stream_chunks is not None:
+                    problem = _chunks_problem(call.stream_chunks, call.arguments)
+                    if problem:
+                        yield _problem(source, (*base, c, "function_call", "stream_chunks"), "invalid-value", problem)
+                references.add(str(call.call_id))
+                if call.label:
+                    references.add(call.label)
 
-                try:
-                    joined = json.loads("".join(call.stream_chunks))
-                except ValueError:
-                    joined = None
-                if joined != call.arguments:
-                    yield _problem(source, ("turns", t, "model", n, "contents", c, "function_call", "stream_chunks"),
-                                   "invalid-value", "stream_chunks do not join to the JSON of 'arguments'")
-            references.add(str(call.call_id))
-            if call.label:
-                references.add(call.label)
+
+def _chunks_problem(chunks: list[str], arguments: Any) -> str | None:
+    """Why streamed argument fragments cannot stand for the call's arguments, if they cannot."""
+    import json
+
+    text = "".join(chunks)
+    try:
+        joined = json.loads(text) if text.strip() else {}
+    except ValueError:
+        joined = None
+    if arguments:
+        return None if joined == arguments else "stream_chunks do not join to the JSON of 'arguments'"
+    return None if isinstance(joined, dict) else "stream_chunks do not join to a JSON object"
+
+
+def _wrapper_references(source: YamlSource, path: DataPath, content: Any, known: set[str]) -> Iterator[ScenarioProblem]:
+    """Approval wrappers without their own `function_call` name an earlier call by call id or label."""
+    for kind in ("approval_request", "approval_response"):
+        wrapper = getattr(content, kind)
+        if wrapper is not None and wrapper.function_call is None:
+            ref = str(wrapper.label or wrapper.call_id)
+            if ref not in known:
+                field = "label" if wrapper.label else "call_id"
+                yield _dangling(source, (*path, kind, field), "call id or label", ref, known)
 
 
 def _input_references(source: YamlSource, t: int, items: Any, references: set[str]) -> Iterator[ScenarioProblem]:
@@ -302,15 +359,84 @@ def _input_references(source: YamlSource, t: int, items: Any, references: set[st
                 yield _dangling(source, ("turns", t, "input", i, "approvals", ref), "call id or label", ref,
                                 references, key=True)
         if item.message is not None:
-            for content in item.message.contents:
+            for c, content in enumerate(item.message.contents):
                 if content.function_call is not None:
                     references.add(str(content.function_call.call_id))
-                for wrapper in (content.approval_request, content.approval_response):
-                    if wrapper is not None and wrapper.function_call is None:
-                        ref = str(wrapper.label or wrapper.call_id)
-                        if ref not in references:
-                            yield _dangling(source, ("turns", t, "input", i, "message"), "call id or label", ref,
-                                            references)
+                yield from _wrapper_references(source, ("turns", t, "input", i, "message", "contents", c), content,
+                                               references)
+
+
+def _expectation_problems(source: YamlSource, t: int) -> Iterator[ScenarioProblem]:
+    """Matchers in a turn's `expect` block that would not mean what they say, or would break the comparison."""
+    base: DataPath = ("turns", t, "expect")
+    expect = _value_at(source.data, base)
+    if not isinstance(expect, dict):
+        return
+    yield from _matcher_problems(source, base, expect)
+    requests: Any = expect.get("requests")
+    lists: list[DataPath] = [(*base, "response")]
+    lists.extend((*base, "requests", r, "messages") for r in range(len(requests) if isinstance(requests, list) else 0))
+    for path in lists:
+        value = _value_at(source.data, path)
+        if isinstance(value, dict):
+            yield from _message_list_problems(source, path, value)
+
+
+def _matcher_problems(source: YamlSource, path: DataPath, value: Any) -> Iterator[ScenarioProblem]:
+    import re
+
+    from harness._matchers import MATCHERS, is_matcher
+
+    if isinstance(value, list):
+        for index, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType,reportUnknownArgumentType]
+            yield from _matcher_problems(source, (*path, index), item)
+        return
+    if not isinstance(value, dict):
+        return
+    keys = [key for key in value if isinstance(key, str)]  # pyright: ignore[reportUnknownVariableType]
+    dollars = [key for key in keys if key.startswith("$")]
+    for key in dollars:
+        if key not in MATCHERS:
+            close = difflib.get_close_matches(key, MATCHERS, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"matchers are {', '.join(MATCHERS)}"
+            yield _problem(source, (*path, key), "unknown-matcher", f"{describe(path)} uses unknown matcher '{key}'",
+                           hint, key=True)
+    if dollars and len(value) > 1:  # pyright: ignore[reportUnknownArgumentType]
+        yield _problem(source, path, "invalid-value", f"{describe(path)}: a matcher is a mapping with exactly one "
+                       f"'$' key, got keys {', '.join(map(str, value))}")  # pyright: ignore[reportUnknownArgumentType]
+    if is_matcher(value):
+        (name, argument), = value.items()  # pyright: ignore[reportUnknownVariableType]
+        if name == "$regex":
+            try:
+                re.compile(str(argument))  # pyright: ignore[reportUnknownArgumentType]
+            except re.error as error:
+                yield _problem(source, (*path, name), "invalid-value",
+                               f"{describe(path)}: $regex pattern does not compile: {error}")
+        if name in ("$prefix", "$suffix") and not isinstance(argument, list):
+            yield _problem(source, (*path, name), "invalid-value",
+                           f"{describe(path)}: {name} takes a list (got {_short(argument)})")
+    for key, item in value.items():  # pyright: ignore[reportUnknownVariableType]
+        yield from _matcher_problems(source, (*path, key), item)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _message_list_problems(source: YamlSource, path: DataPath, value: dict[Any, Any]) -> Iterator[ScenarioProblem]:
+    """Where a message list is expected, a mapping must be `{$prefix: [...]}` or `{$suffix: [...]}` of messages."""
+    from harness._schema import MessageExpect
+
+    if len(value) != 1 or next(iter(value)) not in ("$prefix", "$suffix"):
+        yield _problem(source, path, "invalid-value", f"{describe(path)}: expected a list of messages, or "
+                       "{$prefix: [...]} / {$suffix: [...]} of messages")
+        return
+    (name, items), = value.items()
+    if not isinstance(items, list):
+        return  # reported with the matchers
+    errors: list[ErrorDetails] = []
+    for index, item in enumerate(items):  # pyright: ignore[reportUnknownVariableType,reportUnknownArgumentType]
+        try:
+            MessageExpect.model_validate(item)
+        except ValidationError as error:
+            errors.extend({**e, "loc": (*path, name, index, *e["loc"])} for e in error.errors())  # type: ignore[misc]
+    yield from _schema_problems(source, errors)
 
 
 def _dangling(source: YamlSource, path: DataPath, what: str, name: str, known: Iterable[str],

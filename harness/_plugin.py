@@ -17,12 +17,14 @@ from harness._registry import implementation_names, installed_adapters, load_ada
 from harness._runner import run_scenario
 from harness._scenario import Scenario
 from harness.contract import MODES, LoopAdapter, Mode
+from harness.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, apply_baseline, load_baseline
 from harness.errors import ScenarioFileError
 from harness.reporting.text import render_failure
 from harness.results import ScenarioResult
 
 _ADAPTERS = pytest.StashKey[list[LoopAdapter]]()
 _ROOTS = pytest.StashKey[list[Path]]()
+_KNOWN = pytest.StashKey[list[KnownFailure]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -30,6 +32,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--lc-impl", action="append", default=[], metavar="NAME",
                     help="implementation to run scenarios against (repeatable; default: every installed one)")
     group.addoption("--lc-mode", choices=MODES, default=None, help="only this response mode (default: both)")
+    group.addoption("--lc-baseline", default=None, metavar="FILE",
+                    help="known failures, reported as xfail (default: the bundled baselines/known-failures.yaml)")
     group.addoption("--lc-scenarios", action="append", default=[], metavar="DIR",
                     help="folder whose YAML files are scenarios (repeatable; default: <rootdir>/scenarios)")
 
@@ -37,6 +41,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     roots = [Path(p).resolve() for p in _strings(config, "--lc-scenarios")] or [config.rootpath / "scenarios"]
     config.stash[_ROOTS] = roots
+    baseline: str | None = config.getoption("--lc-baseline")
+    path = Path(baseline) if baseline else (BUNDLED_BASELINE if BUNDLED_BASELINE.exists() else None)
+    try:
+        config.stash[_KNOWN] = list(load_baseline(path).known_failures) if path else []
+    except BaselineError as error:
+        raise pytest.UsageError(str(error)) from None
     unknown = [n for n in _strings(config, "--lc-impl") if n not in implementation_names()]
     if unknown:
         installed = ", ".join(implementation_names()) or "none"
@@ -103,9 +113,12 @@ class ScenarioItem(pytest.Item):
 
     def runtest(self) -> None:
         result = asyncio.run(run_scenario(self.scenario, self.adapter, self.mode))
+        result = apply_baseline(result, self.config.stash[_KNOWN])
         self.user_properties.append(("verdict", result.verdict))
         if result.verdict == "n/a":
             pytest.skip(f"n/a: {result.reason}")
+        if result.verdict == "xfail":
+            pytest.xfail(result.reason)
         if result.verdict in ("fail", "error"):
             raise ScenarioFailedError(result)
 

@@ -97,7 +97,7 @@ def _script(record: RunRecord) -> CheckResult:
             problems.append(f"turn {turn.index + 1}: {len(turn.unused)} scripted model response(s) never "
                             f"requested ({lines})")
     if problems:
-        return CheckResult("script", "fail", problems[0], None, None, None, tuple(problems))
+        return CheckResult("script", "fail", problems[0], details=tuple(problems))
     return CheckResult("script", "pass")
 
 

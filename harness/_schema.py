@@ -20,6 +20,7 @@ CAPABILITIES = (
     "sessions",
     "hosted-tools",
     "reasoning",
+    "informational-only",
 )
 CapabilityName = Literal[
     "approval",
@@ -31,6 +32,7 @@ CapabilityName = Literal[
     "sessions",
     "hosted-tools",
     "reasoning",
+    "informational-only",
 ]
 
 

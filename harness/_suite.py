@@ -10,6 +10,7 @@ from pathlib import Path
 from harness._loader import discover, load_scenario
 from harness._runner import run_scenario
 from harness._scenario import Scenario
+from harness.baseline import KnownFailure, apply_baseline
 from harness.contract import MODES, LoopAdapter, Mode
 from harness.errors import ScenarioFileError
 from harness.results import CheckResult, ScenarioResult
@@ -36,13 +37,14 @@ def load_all(paths: Iterable[Path]) -> tuple[list[Scenario], list[ScenarioFileEr
 
 
 def run_suite(adapters: Sequence[LoopAdapter], paths: Sequence[Path] = (BUNDLED_SCENARIOS,),
-              modes: Sequence[Mode] = MODES) -> SuiteRun:
+              modes: Sequence[Mode] = MODES, known_failures: Sequence[KnownFailure] = ()) -> SuiteRun:
     scenarios, errors = load_all(paths)
     run = SuiteRun(file_errors=errors)
     for scenario in scenarios:
         for adapter in adapters:
             for mode in modes:
-                run.results.append(asyncio.run(run_scenario(scenario, adapter, mode)))
+                result = asyncio.run(run_scenario(scenario, adapter, mode))
+                run.results.append(apply_baseline(result, known_failures))
     for error in errors:
         for adapter in adapters:
             for mode in modes:

@@ -53,7 +53,7 @@ def load_yaml(path: Path, text: str) -> YamlSource:
     try:
         node = loader.get_single_node()
         if node is not None:
-            source.data = _construct(loader, node, (), source)
+            source.data = _Constructor(loader, source).build(node, ())
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         where = Position(mark.line + 1, mark.column + 1) if mark else Position(1, 1)
@@ -69,19 +69,44 @@ def _mark(node: yaml.Node) -> Position:
     return Position(node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _construct(loader: yaml.SafeLoader, node: yaml.Node, path: DataPath, source: YamlSource) -> Any:
-    source.values[path] = _mark(node)
-    if isinstance(node, yaml.MappingNode):
-        result: dict[Any, Any] = {}
-        for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)  # pyright: ignore[reportUnknownMemberType]
-            key = key if isinstance(key, str | int) else str(key)
-            child = (*path, key)
-            if key in result:
-                source.duplicate_keys.append((child, _mark(key_node)))
-            source.keys[child] = _mark(key_node)
-            result[key] = _construct(loader, value_node, child, source)
-        return result
-    if isinstance(node, yaml.SequenceNode):
-        return [_construct(loader, item, (*path, index), source) for index, item in enumerate(node.value)]
-    return loader.construct_object(node, deep=True)  # pyright: ignore[reportUnknownMemberType]
+# A scenario file holds a few hundred values; far more means aliases that expand without end ("billion laughs").
+MAX_VALUES = 100_000
+
+
+class _Constructor:
+    """Builds plain data from the node graph, recording positions; aliases are expanded, but never into a cycle."""
+
+    def __init__(self, loader: yaml.SafeLoader, source: YamlSource) -> None:
+        self._loader = loader
+        self._source = source
+        self._open: set[int] = set()  # ids of the collection nodes being built, innermost last
+        self._count = 0
+
+    def build(self, node: yaml.Node, path: DataPath) -> Any:
+        source = self._source
+        self._count += 1
+        if self._count > MAX_VALUES:
+            raise YamlSyntaxError(f"the document expands to more than {MAX_VALUES} values (aliases nested too "
+                                  "deeply?)", _mark(node))
+        source.values[path] = _mark(node)
+        if not isinstance(node, yaml.MappingNode | yaml.SequenceNode):
+            return self._loader.construct_object(node, deep=True)  # pyright: ignore[reportUnknownMemberType]
+        if id(node) in self._open:
+            raise YamlSyntaxError("an alias refers to a collection that contains it (a recursive structure)",
+                                  _mark(node))
+        self._open.add(id(node))
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                return [self.build(item, (*path, index)) for index, item in enumerate(node.value)]
+            result: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                key = self._loader.construct_object(key_node, deep=True)  # pyright: ignore[reportUnknownMemberType]
+                key = key if isinstance(key, str | int) else str(key)
+                child = (*path, key)
+                if key in result:
+                    source.duplicate_keys.append((child, _mark(key_node)))
+                source.keys[child] = _mark(key_node)
+                result[key] = self.build(value_node, child)
+            return result
+        finally:
+            self._open.discard(id(node))

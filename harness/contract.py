@@ -38,6 +38,7 @@ Capability = Literal[
     "sessions",  # the implementation keeps history between turns itself
     "hosted-tools",  # hosted-service calls and approvals carried through untouched
     "reasoning",  # reasoning contents and opaque signatures
+    "informational-only",  # calls the model marks as informational only, kept but never executed
 ]
 
 

@@ -36,7 +36,8 @@ class CheckResult:
     turn: int | None = None  # 1-based
     expected: str | None = None
     actual: str | None = None
-    diff: tuple[str, ...] = ()
+    diff: tuple[str, ...] = ()  # a unified diff of expected against actual
+    details: tuple[str, ...] = ()  # every individual mismatch, one line each
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,10 @@ def render_failure(result: ScenarioResult, *, verbose: bool = False) -> str:
 def _check_lines(check: CheckResult, *, verbose: bool) -> list[str]:
     where = f"turn {check.turn}, " if check.turn else ""
     lines = [f"  - {where}check {check.id}: {check.message}"]
+    if len(check.details) > 1:
+        lines.extend(f"      {detail}" for detail in check.details)
     if check.diff:
-        shown = check.diff if verbose else _fold(check.diff)
-        lines.extend(f"      {line}" for line in shown)
+        lines.extend(f"      {line}" for line in (check.diff if verbose else _fold(check.diff)))
     elif verbose:
         if check.expected is not None:
             lines.append("      expected: " + check.expected.replace("\n", "\n                "))

@@ -16,14 +16,14 @@ from harness._transcript import message_form
 from harness.adapters.agent_framework._client import ScriptedChatClient
 from harness.adapters.agent_framework._convert import (
     message_from_framework,
-    message_to_framework,
     messages_from_framework,
     response_from_framework,
+    to_framework,
     update_from_framework,
 )
 from harness.adapters.agent_framework._features import FEATURES
 from harness.adapters.agent_framework._tools import TerminateOnRequest, build_tools
-from harness.contents import Message, Response, Update
+from harness.contents import ApprovalResponse, Message, Response, Update
 from harness.contract import CallerView, Capability, ConversationSetup, LoopConfig, RaisedError, TurnInput
 
 _CONFIG_KEYS = {
@@ -84,15 +84,30 @@ class AgentFrameworkConversation:
         # The framework objects this conversation returned or was given, so that a caller replaying history hands
         # back the very objects it received, as a real caller does.
         self._originals: dict[str, FwMessage] = {}
+        self._requests: dict[str, Any] = {}  # approval requests this conversation returned, by id
 
     def _framework_input(self, messages: str | tuple[Message, ...]) -> str | list[FwMessage]:
         if isinstance(messages, str):
             return messages
-        return [self._originals.get(_key(m)) or message_to_framework(m) for m in messages]
+        return [self._originals.get(_key(m)) or self._new_message(m) for m in messages]
+
+    def _new_message(self, message: Message) -> FwMessage:
+        """A message the caller writes; decisions are made on the request objects, as the framework's docs show."""
+        contents: list[Any] = []
+        for content in message.contents:
+            request = self._requests.get(content.id) if isinstance(content, ApprovalResponse) else None
+            if isinstance(content, ApprovalResponse) and request is not None:
+                contents.append(request.to_function_approval_response(content.approved))
+            else:
+                contents.append(to_framework(content))
+        return FwMessage(message.role, contents)
 
     def _remember(self, messages: Sequence[FwMessage]) -> None:
         for message in messages:
             self._originals[_key(message_from_framework(message))] = message
+            for content in message.contents:
+                if content.type == "function_approval_request" and content.id is not None:
+                    self._requests[str(content.id)] = content
 
     def _options(self) -> dict[str, Any]:
         offered: list[FunctionTool] = [self.catalogue[t.name] for t in self.setup.toolbox.offered()]
@@ -152,6 +167,8 @@ class AgentFrameworkAdapter:
         }
         if FEATURES.context_add_tools:
             capabilities.add("runtime-tool-changes")
+        if FEATURES.informational_only:
+            capabilities.add("informational-only")
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
 
     def open(self, setup: ConversationSetup) -> AgentFrameworkConversation:

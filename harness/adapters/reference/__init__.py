@@ -22,7 +22,7 @@ LoopFactory = Callable[[ConversationSetup, Mapping[str, LoopTool]], ReferenceLoo
 
 REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
-     "invocation-kwargs", "hosted-tools", "reasoning"}
+     "invocation-kwargs", "hosted-tools", "reasoning", "informational-only"}
 )
 
 

@@ -1,0 +1,88 @@
+"""Known failures: implementation defects the suite documents instead of hiding.
+
+A baseline entry names the scenario, implementation, release range and modes, the checks that fail, a reason in
+the spec's words and a standalone reproduction. A run that fails exactly those checks is reported `xfail`; a run
+that now passes is a failure of the baseline itself (a stale entry must be removed), and a run that fails other
+checks too stays a plain failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from harness.errors import HarnessError
+from harness.results import CheckResult, ScenarioResult
+
+BUNDLED_BASELINE = Path(__file__).resolve().parent.parent / "baselines" / "known-failures.yaml"
+
+
+class KnownFailure(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scenario: str
+    implementation: str
+    checks: list[str] = Field(min_length=1, description="Every check the defect makes fail.")
+    modes: list[Literal["streaming", "non-streaming"]] = Field(default=["non-streaming", "streaming"])
+    versions_from: str | None = Field(default=None, description="First affected release (inclusive).")
+    versions_until: str | None = Field(default=None, description="First fixed release (exclusive).")
+    reason: str = Field(min_length=40)
+    reproduction: str = Field(description="Path of a standalone reproduction, relative to the repository root.")
+
+    def matches(self, result: ScenarioResult) -> bool:
+        return (
+            result.scenario == self.scenario
+            and result.implementation == self.implementation
+            and result.mode in self.modes
+            and _in_range(result.version, self.versions_from, self.versions_until)
+        )
+
+
+class Baseline(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    known_failures: list[KnownFailure] = Field(default_factory=list[KnownFailure])
+
+
+class BaselineError(HarnessError):
+    """A baseline file that cannot be used."""
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) if part.isdigit() else 0 for part in text.split("."))
+
+
+def _in_range(version: str, first: str | None, fixed: str | None) -> bool:
+    current = _version(version)
+    return (first is None or current >= _version(first)) and (fixed is None or current < _version(fixed))
+
+
+def load_baseline(path: Path) -> Baseline:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        return Baseline.model_validate(data)
+    except (OSError, yaml.YAMLError, ValidationError) as error:
+        raise BaselineError(f"{path}: {error}") from None
+
+
+def apply_baseline(result: ScenarioResult, entries: Sequence[KnownFailure]) -> ScenarioResult:
+    """The result as judged against the known failures that match it."""
+    entry = next((e for e in entries if e.matches(result)), None)
+    if entry is None or result.verdict in ("n/a", "error"):
+        return result
+    failed = {check.id for check in result.checks if check.verdict == "fail"}
+    if not failed:
+        stale = CheckResult("baseline", "fail", f"known failure now passes; remove its baseline entry "
+                                                f"({entry.reproduction})")
+        return replace(result, verdict="fail", checks=(*result.checks, stale))
+    if not failed <= set(entry.checks):
+        extra = ", ".join(sorted(failed - set(entry.checks)))
+        return replace(result, reason=f"fails beyond its known failure: {extra}")
+    checks = tuple(replace(c, verdict="xfail") if c.verdict == "fail" else c for c in result.checks)
+    return replace(result, verdict="xfail", checks=checks,
+                   reason=f"known failure: {' '.join(entry.reason.split())} Reproduction: {entry.reproduction}")

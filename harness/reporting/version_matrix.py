@@ -1,0 +1,105 @@
+"""The version matrix: spec row × release × mode, from one results file per release of an implementation."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from harness.results import Verdict
+from harness.spec_rows import SPEC_ROWS, SpecRow
+
+# Worst first: a cell shows the worst verdict among the scenarios covering its row.
+_SEVERITY: tuple[Verdict, ...] = ("error", "fail", "xfail", "pass", "n/a")
+_SYMBOL = {"pass": "✅", "fail": "❌", "error": "💥", "xfail": "⚠️", "n/a": "–"}
+_MODES = ("non-streaming", "streaming")
+
+
+@dataclass
+class Cell:
+    verdict: Verdict
+    scenarios: list[str] = field(default_factory=lambda: [])
+    failures: list[str] = field(default_factory=lambda: [])  # "scenario: check (message)"
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
+
+
+def load_results(paths: Sequence[Path]) -> dict[str, list[dict[str, Any]]]:
+    """Results by implementation version; each file is a `loop-conformance run --json` document."""
+    by_version: dict[str, list[dict[str, Any]]] = {}
+    for path in paths:
+        document = cast(dict[str, Any], json.loads(path.read_text(encoding="utf-8")))
+        for result in cast(list[dict[str, Any]], document["results"]):
+            by_version.setdefault(str(result["version"]), []).append(result)
+    return dict(sorted(by_version.items(), key=lambda item: _version_key(item[0])))
+
+
+def build_matrix(by_version: Mapping[str, list[dict[str, Any]]]) -> dict[tuple[str, str, str], Cell]:
+    """(row name, version, mode) -> cell."""
+    cells: dict[tuple[str, str, str], Cell] = {}
+    for version, results in by_version.items():
+        for result in results:
+            verdict = cast(Verdict, result["verdict"])
+            for row in cast(list[str], result["spec_rows"]):
+                key = (row, version, str(result["mode"]))
+                cell = cells.setdefault(key, Cell("n/a"))
+                if _SEVERITY.index(verdict) < _SEVERITY.index(cell.verdict):
+                    cell.verdict = verdict
+                cell.scenarios.append(str(result["scenario"]))
+                for check in cast(list[dict[str, Any]], result["checks"]):
+                    if check["verdict"] in ("fail", "error"):
+                        cell.failures.append(f"{result['scenario']}: {check['id']} ({check.get('message', '')})")
+    return cells
+
+
+def render_markdown(by_version: Mapping[str, list[dict[str, Any]]], rows: Sequence[SpecRow] = SPEC_ROWS) -> str:
+    cells = build_matrix(by_version)
+    versions = list(by_version)
+    covered = [row for row in rows if any((row.name, v, m) in cells for v in versions for m in _MODES)]
+    lines = [
+        "# Agent Framework version matrix",
+        "",
+        "Each cell is `non-streaming streaming`: the worst verdict over the scenarios covering that spec row, for that",
+        "release. ✅ pass · ❌ fail · 💥 error · ⚠️ known failure · – n/a (the release lacks a capability the scenario",
+        f"needs). {len(covered)} of {len(rows)} spec rows are covered by scenarios; uncovered rows are not listed.",
+        "Regenerate with `nox -s versions`.",
+        "",
+        "| Section | Spec row | " + " | ".join(versions) + " |",
+        "|---|---|" + "---|" * len(versions),
+    ]
+    for row in covered:
+        marks = [" ".join(_symbol(cells.get((row.name, v, m))) for m in _MODES) for v in versions]
+        lines.append(f"| {row.section} | {row.name} | " + " | ".join(marks) + " |")
+    lines.extend(["", "## Failures", ""])
+    failures = [(key, cell) for key, cell in cells.items() if cell.failures]
+    if not failures:
+        lines.append("None.")
+    for (row, version, mode), cell in sorted(failures, key=lambda item: (item[0][0], _version_key(item[0][1]))):
+        lines.append(f"- **{row}** — {version}, {mode}:")
+        lines.extend(f"  - {failure}" for failure in sorted(set(cell.failures)))
+    return "\n".join(lines) + "\n"
+
+
+def _symbol(cell: Cell | None) -> str:
+    return _SYMBOL[cell.verdict] if cell is not None else "·"
+
+
+def render_json(by_version: Mapping[str, list[dict[str, Any]]], rows: Sequence[SpecRow] = SPEC_ROWS) -> str:
+    cells = build_matrix(by_version)
+    document: dict[str, Any] = {"versions": list(by_version), "modes": list(_MODES), "rows": []}
+    for row in rows:
+        entry: dict[str, Any] = {"section": row.section, "row": row.name, "id": row.id, "cells": {}}
+        for version in by_version:
+            for mode in _MODES:
+                cell = cells.get((row.name, version, mode))
+                if cell is not None:
+                    entry["cells"].setdefault(version, {})[mode] = {
+                        "verdict": cell.verdict, "scenarios": sorted(set(cell.scenarios)),
+                        "failures": sorted(set(cell.failures)),
+                    }
+        document["rows"].append(entry)
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"
