@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import nox
 
 nox.options.sessions = ["tests", "lint", "typing", "conformance"]
@@ -13,7 +15,7 @@ PYTHON = "3.11"
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """The harness's own tests plus every bundled scenario on every installed implementation."""
-    session.install("-e", ".[test]")
+    session.install("-e", ".[test,agent-framework]", "-c", "constraints/latest.txt")
     session.run("python", "-m", "pytest", "-n", "auto", *session.posargs)
 
 
@@ -25,12 +27,25 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def typing(session: nox.Session) -> None:
-    session.install("-e", ".[test]", "pyright>=1.1.380", "nox")
+    session.install("-e", ".[test,agent-framework]", "pyright>=1.1.380", "nox", "-c", "constraints/latest.txt")
     session.run("pyright")
 
 
 @nox.session(python=PYTHON)
 def conformance(session: nox.Session) -> None:
     """The main job: every scenario against every installed implementation, both modes, results as JSON."""
-    session.install("-e", ".")
+    session.install("-e", ".[agent-framework]", "-c", "constraints/latest.txt")
     session.run("loop-conformance", "run", "--json", "reports/results.json", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def versions(session: nox.Session) -> None:
+    """Every released agent-framework-core from 1.10.0 on, each in its own environment; writes the version matrix.
+
+    Long and needs the package registry: not part of CI. Pass releases as arguments to run only those.
+    """
+    session.install("-e", ".")
+    session.run("python", "tools/sweep_versions.py", *session.posargs)
+    results = sorted(str(p) for p in Path("reports/versions").glob("*.json") if p.name != "index.json")
+    session.run("loop-conformance", "version-matrix", *results, "--markdown", "reports/version-matrix.md",
+                "--json", "reports/version-matrix.json")

@@ -15,7 +15,13 @@ from harness.contract import MODES, LoopAdapter, Mode
 from harness.errors import ScenarioFileError
 from harness.results import CheckResult, ScenarioResult
 
-BUNDLED_SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+def _bundled_scenarios() -> Path:
+    """The checkout's scenarios/ (editable installs), else ./scenarios of the working directory."""
+    beside = Path(__file__).resolve().parent.parent / "scenarios"
+    return beside if beside.is_dir() else Path.cwd() / "scenarios"
+
+
+BUNDLED_SCENARIOS = _bundled_scenarios()
 
 
 @dataclass

@@ -20,6 +20,8 @@ from harness.errors import HarnessError
 from harness.results import CheckResult, ScenarioResult
 
 BUNDLED_BASELINE = Path(__file__).resolve().parent.parent / "baselines" / "known-failures.yaml"
+if not BUNDLED_BASELINE.exists():
+    BUNDLED_BASELINE = Path.cwd() / "baselines" / "known-failures.yaml"
 
 
 class KnownFailure(BaseModel):
