@@ -146,19 +146,29 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool) -> list[str]:
 
 def check_no_orphans(run: RunRecord) -> list[CheckResult]:
     failures: list[CheckResult] = []
+    # A disabled loop hands the model's calls to the caller untouched: answering them is the caller's job.
+    caller_side = run.scenario.config.enabled
     for turn in run.turns:
-        if turn.view.response is not None:
-            transcript = turn.input_messages() + turn.response_messages()
+        # With session-kept history the conversation so far is part of what the caller is shown to continue.
+        earlier = _session_history(run, turn.index)
+        if turn.view.response is not None and caller_side:
+            transcript = earlier + turn.input_messages() + turn.response_messages()
             failures.extend(_fail("no-orphans", turn.index, f"caller-visible transcript: {p}")
                             for p in orphans(transcript, allow_pauses=True))
-        if turn.view.updates:
-            streamed = turn.input_messages() + fold_updates(turn.view.updates).messages
+        if turn.view.updates and caller_side:
+            streamed = earlier + turn.input_messages() + fold_updates(turn.view.updates).messages
             failures.extend(_fail("no-orphans", turn.index, f"streamed updates: {p}")
                             for p in orphans(streamed, allow_pauses=True))
         for request in turn.requests:
             failures.extend(_fail("no-orphans", turn.index, f"history sent with model call #{request.number}: {p}")
                             for p in orphans(request.messages, allow_pauses=False))
     return failures or _pass("no-orphans")
+
+
+def _session_history(run: RunRecord, before: int) -> tuple[Message, ...]:
+    if not run.scenario.spec.session:
+        return ()
+    return tuple(m for turn in run.turns[:before] for m in turn.input_messages() + turn.response_messages())
 
 
 # --- 3. caller inputs never mutated ---------------------------------------------------------------------------

@@ -286,10 +286,11 @@ def _reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[
     for t, turn in enumerate(spec.turns):
         yield from _input_references(source, t, turn.input, references)
         yield from _script_references(source, t, turn.model, references)
-        yield from _expectation_problems(source, t)
+        yield from _expectation_problems(source, t, tool_names)
         for name in (turn.expect.executions or {}):
             if name not in tool_names:
-                yield _dangling(source, ("turns", t, "expect", "executions", name), "tool", name, tool_names)
+                yield _dangling(source, ("turns", t, "expect", "executions", name), "tool", name, tool_names,
+                                key=True)
         for r, request in enumerate(turn.expect.requests or []):
             if request.call > len(turn.model):
                 yield _problem(source, ("turns", t, "expect", "requests", r, "call"), "dangling-reference",
@@ -309,7 +310,7 @@ def _script_references(source: YamlSource, t: int, steps: Any, references: set[s
             # only to calls of earlier messages.
             known = set(references)
             for c, content in enumerate(contents):
-                yield from _wrapper_references(source, (*base, c), content, known)
+                yield from _content_problems(source, (*base, c), content, known)
                 call = content.function_call
                 if call is None:
                     continue
@@ -339,15 +340,38 @@ def _chunks_problem(chunks: list[str], arguments: Any) -> str | None:
     return None if isinstance(joined, dict) else "stream_chunks do not join to a JSON object"
 
 
-def _wrapper_references(source: YamlSource, path: DataPath, content: Any, known: set[str]) -> Iterator[ScenarioProblem]:
-    """Approval wrappers without their own `function_call` name an earlier call by call id or label."""
+def _content_problems(source: YamlSource, path: DataPath, content: Any, known: set[str]) -> Iterator[ScenarioProblem]:
+    """A scripted or hand-written content the fakes will replay: its calls concrete, its wrappers resolvable.
+
+    Approval wrappers without their own `function_call` name an earlier call by call id or label.
+    """
+    if content.function_call is not None:
+        yield from _call_shape_problems(source, (*path, "function_call"), content.function_call)
     for kind in ("approval_request", "approval_response"):
         wrapper = getattr(content, kind)
-        if wrapper is not None and wrapper.function_call is None:
-            ref = str(wrapper.label or wrapper.call_id)
-            if ref not in known:
-                field = "label" if wrapper.label else "call_id"
-                yield _dangling(source, (*path, kind, field), "call id or label", ref, known)
+        if wrapper is None:
+            continue
+        if wrapper.function_call is not None:
+            yield from _call_shape_problems(source, (*path, kind, "function_call"), wrapper.function_call)
+            continue
+        ref = str(wrapper.label or wrapper.call_id)
+        if ref not in known:
+            field = "label" if wrapper.label else "call_id"
+            yield _dangling(source, (*path, kind, field), "call id or label", ref, known)
+
+
+def _call_shape_problems(source: YamlSource, path: DataPath, call: Any) -> Iterator[ScenarioProblem]:
+    """Matchers and placeholders belong in expectations; a call that is replayed needs real values."""
+    for key in ("call_id", "name"):
+        value = getattr(call, key)
+        if value is None:
+            yield _problem(source, path, "missing-key", f"{describe(path)} is missing required key '{key}'")
+        elif isinstance(value, bool) or not isinstance(value, str | int):
+            yield _problem(source, (*path, key), "wrong-type",
+                           f"{describe((*path, key))}: a replayed call needs a plain string (got {_short(value)})")
+    if not isinstance(call.arguments, dict | str):
+        yield _problem(source, (*path, "arguments"), "wrong-type", f"{describe((*path, 'arguments'))}: a replayed "
+                       f"call's arguments are a mapping, or raw JSON text (got {_short(call.arguments)})")
 
 
 def _input_references(source: YamlSource, t: int, items: Any, references: set[str]) -> Iterator[ScenarioProblem]:
@@ -362,11 +386,11 @@ def _input_references(source: YamlSource, t: int, items: Any, references: set[st
             for c, content in enumerate(item.message.contents):
                 if content.function_call is not None:
                     references.add(str(content.function_call.call_id))
-                yield from _wrapper_references(source, ("turns", t, "input", i, "message", "contents", c), content,
-                                               references)
+                yield from _content_problems(source, ("turns", t, "input", i, "message", "contents", c), content,
+                                             references)
 
 
-def _expectation_problems(source: YamlSource, t: int) -> Iterator[ScenarioProblem]:
+def _expectation_problems(source: YamlSource, t: int, tool_names: set[str]) -> Iterator[ScenarioProblem]:
     """Matchers in a turn's `expect` block that would not mean what they say, or would break the comparison."""
     base: DataPath = ("turns", t, "expect")
     expect = _value_at(source.data, base)
@@ -380,6 +404,15 @@ def _expectation_problems(source: YamlSource, t: int) -> Iterator[ScenarioProble
         value = _value_at(source.data, path)
         if isinstance(value, dict):
             yield from _message_list_problems(source, path, value)
+    for r in range(len(requests) if isinstance(requests, list) else 0):
+        tools = _value_at(source.data, (*base, "requests", r, "tools"))
+        for i, name in enumerate(tools if isinstance(tools, list) else []):  # pyright: ignore[reportUnknownArgumentType,reportUnknownVariableType]
+            where = (*base, "requests", r, "tools", i)
+            if not isinstance(name, str):
+                yield _problem(source, where, "wrong-type", f"{describe(where)}: a list of tools names them as "
+                               f"strings (got {_short(name)})")
+            elif name not in tool_names:
+                yield _dangling(source, where, "tool", name, tool_names)
 
 
 def _matcher_problems(source: YamlSource, path: DataPath, value: Any) -> Iterator[ScenarioProblem]:

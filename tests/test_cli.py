@@ -38,7 +38,7 @@ def test_run_passes_and_writes_json(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_run_fails_with_details_when_an_expectation_breaks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = _copy(tmp_path, SCENARIO.read_text().replace("model_calls: 2", "model_calls: 3"))
-    assert main(["run", "--scenarios", str(root), "--mode", "non-streaming"]) == 1
+    assert main(["run", "--impl", "reference", "--scenarios", str(root), "--mode", "non-streaming"]) == 1
     printed = capsys.readouterr().out
     assert "FAIL normal.single-call [reference, non-streaming]" in printed
     assert "turn 1, check expect.model-calls: 2 model calls, expected 3" in printed
@@ -48,7 +48,7 @@ def test_malformed_file_is_reported_and_the_rest_still_runs(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     root = _copy(tmp_path, SCENARIO.read_text())
     _copy(tmp_path, "id: normal.x\ntitle: t\nspec: [Streaming call]\nturns: {}\n", "bad.yaml")
-    assert main(["run", "--scenarios", str(root)]) == 1
+    assert main(["run", "--impl", "reference", "--scenarios", str(root)]) == 1
     captured = capsys.readouterr()
     assert "bad.yaml:4:8: error[wrong-type]: turns: Input should be a valid list" in captured.err
     assert "normal       2      0      2      0      0" in captured.out

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+REFERENCE = ("--lc-impl", "reference", "-p", "no:cacheprovider")
 SCENARIO = (Path(__file__).resolve().parent.parent / "scenarios" / "normal" / "single-call.yaml").read_text()
 
 
@@ -23,7 +24,7 @@ def _write(pytester: pytest.Pytester, name: str, text: str) -> Path:
 
 def test_scenario_yields_one_item_per_implementation_and_mode(pytester: pytest.Pytester) -> None:
     _write(pytester, "single-call.yaml", SCENARIO)
-    result = pytester.runpytest("-v", "-p", "no:cacheprovider")
+    result = pytester.runpytest("-v", *REFERENCE)
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines([
         "*normal.single-call*reference*non-streaming*PASSED*",
@@ -33,7 +34,7 @@ def test_scenario_yields_one_item_per_implementation_and_mode(pytester: pytest.P
 
 def test_mode_option_narrows_items(pytester: pytest.Pytester) -> None:
     _write(pytester, "single-call.yaml", SCENARIO)
-    result = pytester.runpytest("--lc-mode", "streaming", "-p", "no:cacheprovider")
+    result = pytester.runpytest("--lc-mode", "streaming", *REFERENCE)
     result.assert_outcomes(passed=1)
 
 
@@ -48,7 +49,7 @@ def test_failure_names_turn_check_and_yaml_location(pytester: pytest.Pytester) -
     wrong = SCENARIO.replace("- text: It is sunny in Paris.\n      executions", "- text: It rains.\n      executions")
     assert wrong != SCENARIO
     path = _write(pytester, "single-call.yaml", wrong)
-    result = pytester.runpytest("-p", "no:cacheprovider")
+    result = pytester.runpytest(*REFERENCE)
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines([
         "FAIL normal.single-call [[]reference, non-streaming[]]",
@@ -61,7 +62,7 @@ def test_failure_names_turn_check_and_yaml_location(pytester: pytest.Pytester) -
 def test_malformed_scenario_is_one_clear_error_and_others_still_run(pytester: pytest.Pytester) -> None:
     _write(pytester, "single-call.yaml", SCENARIO)
     _write(pytester, "broken.yaml", SCENARIO.replace("    expect:", "    exepct:"))
-    result = pytester.runpytest("-p", "no:cacheprovider")
+    result = pytester.runpytest(*REFERENCE)
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines([
         "*broken.yaml:*: error[[]unknown-key[]]: turn 1 has unknown key 'exepct'",
@@ -72,7 +73,7 @@ def test_malformed_scenario_is_one_clear_error_and_others_still_run(pytester: py
 
 def test_junit_carries_spec_rows(pytester: pytest.Pytester) -> None:
     _write(pytester, "single-call.yaml", SCENARIO)
-    pytester.runpytest("--junitxml=out.xml", "-p", "no:cacheprovider")
+    pytester.runpytest("--junitxml=out.xml", *REFERENCE)
     xml = (pytester.path / "out.xml").read_text()
     assert '<property name="spec_row" value="Single non-streaming call" />' in xml
     assert '<property name="mode" value="streaming" />' in xml
@@ -81,5 +82,5 @@ def test_junit_carries_spec_rows(pytester: pytest.Pytester) -> None:
 def test_yaml_outside_scenario_roots_is_not_collected(pytester: pytest.Pytester) -> None:
     (pytester.path / "other.yaml").write_text("not: a scenario\n")
     _write(pytester, "single-call.yaml", SCENARIO)
-    result = pytester.runpytest("-p", "no:cacheprovider")
+    result = pytester.runpytest(*REFERENCE)
     result.assert_outcomes(passed=2)

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
-from agent_framework import AgentSession, ChatResponse, FunctionTool
+from agent_framework import Agent, AgentSession, FunctionTool
 from agent_framework import Message as FwMessage
 
 from fakes.provider import ScriptedProviderError
@@ -79,8 +79,11 @@ class AgentFrameworkConversation:
             function_invocation_configuration=invocation_configuration(setup.config),
             middleware=[TerminateOnRequest()] if needs_middleware else None,
         )
-        self.session = AgentSession()
-        self._returned: list[ChatResponse] = []
+        # A session-managed scenario talks to an agent, whose history provider keeps the conversation; otherwise
+        # the caller keeps history and talks to the chat client, still passing a session for approval binding.
+        self.agent = Agent(self.client, tools=self._offered()) if setup.use_session else None
+        self.session = self.agent.create_session() if self.agent is not None else AgentSession()
+        self._returned: list[Any] = []  # ChatResponse, or AgentResponse in session mode
         # The framework objects this conversation returned or was given, so that a caller replaying history hands
         # back the very objects it received, as a real caller does.
         self._originals: dict[str, FwMessage] = {}
@@ -109,9 +112,11 @@ class AgentFrameworkConversation:
                 if content.type == "function_approval_request" and content.id is not None:
                     self._requests[str(content.id)] = content
 
+    def _offered(self) -> list[FunctionTool]:
+        return [self.catalogue[t.name] for t in self.setup.toolbox.offered()]
+
     def _options(self) -> dict[str, Any]:
-        offered: list[FunctionTool] = [self.catalogue[t.name] for t in self.setup.toolbox.offered()]
-        options: dict[str, Any] = {"tools": offered}
+        options: dict[str, Any] = {} if self.agent is not None else {"tools": self._offered()}
         if self.setup.tool_choice is not None:
             options["tool_choice"] = self.setup.tool_choice
         return options
@@ -121,20 +126,18 @@ class AgentFrameworkConversation:
         if not isinstance(caller_input, str):
             self._remember(caller_input)
         updates: list[Update] = []
-        final: ChatResponse | None = None
+        final: Any = None
         error: RaisedError | None = None
         client_kwargs: dict[str, Any] = {**turn.kwargs, "session": self.session}
         with _captured_logs() as logs:
             try:
                 if self.setup.mode == "streaming":
-                    stream: Any = self.client.get_response(caller_input, stream=True, options=cast(Any, self._options()),
-                                                           client_kwargs=client_kwargs)
+                    stream: Any = self._call(caller_input, client_kwargs, stream=True)
                     async for update in stream:
                         updates.append(update_from_framework(update))
-                    final = cast(ChatResponse, await stream.get_final_response())
+                    final = await stream.get_final_response()
                 else:
-                    final = await cast(Any, self.client.get_response(caller_input, options=cast(Any, self._options()),
-                                                                     client_kwargs=client_kwargs))
+                    final = await self._call(caller_input, client_kwargs, stream=False)
             except ScriptedProviderError as raised:
                 error = RaisedError(type(raised).__name__, str(raised), "provider")
             except KeyError as raised:
@@ -150,6 +153,14 @@ class AgentFrameworkConversation:
         inputs_after = caller_input if isinstance(caller_input, str) else messages_from_framework(caller_input)
         return CallerView(tuple(updates), response, error, inputs_after, earlier, tuple(logs.lines))
 
+    def _call(self, caller_input: str | list[FwMessage], client_kwargs: dict[str, Any], *, stream: bool) -> Any:
+        options = cast(Any, self._options())
+        if self.agent is not None:
+            kwargs = {k: v for k, v in client_kwargs.items() if k != "session"}
+            return self.agent.run(caller_input, stream=stream, session=self.session, options=options,
+                                  client_kwargs=kwargs or None)
+        return self.client.get_response(caller_input, stream=stream, options=options, client_kwargs=client_kwargs)
+
     async def close(self) -> None:
         return None
 
@@ -163,7 +174,7 @@ class AgentFrameworkAdapter:
         self.version = FEATURES.version
         capabilities: set[Capability] = {
             "approval", "declaration-only", "middleware-termination", "invocation-kwargs", "hosted-tools",
-            "reasoning",
+            "reasoning", "sessions",
         }
         if FEATURES.context_add_tools:
             capabilities.add("runtime-tool-changes")

@@ -169,12 +169,13 @@ def messages_from_framework(messages: Sequence[FwMessage]) -> tuple[Message, ...
     return tuple(message_from_framework(m) for m in messages)
 
 
-def response_from_framework(response: ChatResponse) -> Response:
+def response_from_framework(response: Any) -> Response:
+    """A `ChatResponse`, or an agent's response, which has the same messages and finish reason."""
     finish = getattr(response.finish_reason, "value", response.finish_reason)
     return Response(messages_from_framework(response.messages), str(finish) if finish else None)
 
 
-def update_from_framework(update: ChatResponseUpdate) -> Update:
+def update_from_framework(update: Any) -> Update:
     finish = getattr(update.finish_reason, "value", update.finish_reason)
     return Update(_role(update.role), contents_from_framework(update.contents), update.message_id,
                   str(finish) if finish else None)

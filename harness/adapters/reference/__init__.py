@@ -15,14 +15,14 @@ from harness.adapters.reference.loop import (
     UnknownToolError,
     UserInputRequired,
 )
-from harness.contents import JSON, Response, Update
+from harness.contents import JSON, Message, Response, Text, Update
 from harness.contract import CallerView, Capability, ConversationSetup, RaisedError, TurnInput
 
 LoopFactory = Callable[[ConversationSetup, Mapping[str, LoopTool]], ReferenceLoop]
 
 REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
-     "invocation-kwargs", "hosted-tools", "reasoning", "informational-only"}
+     "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions"}
 )
 
 
@@ -52,31 +52,40 @@ class ReferenceConversation:
 
     def __post_init__(self) -> None:
         self._returned: list[Response] = []
+        self._session_history: list[Message] = []  # what a session keeps between turns, when the scenario has one
 
     async def run_turn(self, turn: TurnInput) -> CallerView:
         caller_input: str | list[LoopMessage] = (
             turn.messages if isinstance(turn.messages, str)
             else [LoopMessage(m.role, list(m.contents)) for m in turn.messages]
         )
-        view = await self._drive(caller_input, turn)
+        loop_input = caller_input
+        if self.setup.use_session:
+            new = [Message("user", (Text(caller_input),))] if isinstance(caller_input, str) else [
+                m.frozen() for m in caller_input]
+            loop_input = [LoopMessage(m.role, list(m.contents)) for m in [*self._session_history, *new]]
+            self._session_history.extend(new)
+        view = await self._drive(loop_input, turn, caller_input)
         if view.response is not None:
             self._returned.append(view.response)
+            self._session_history.extend(view.response.messages)
         return view
 
-    async def _drive(self, caller_input: str | list[LoopMessage], turn: TurnInput) -> CallerView:
+    async def _drive(self, loop_input: str | list[LoopMessage], turn: TurnInput,
+                     caller_input: str | list[LoopMessage]) -> CallerView:
         earlier = tuple(self._returned)
         updates: list[Update] = []
         response: Response | None = None
         error: RaisedError | None = None
         try:
             if self.setup.mode == "streaming":
-                stream = self.loop.stream(caller_input, self.offered, tool_choice=self.setup.tool_choice,
+                stream = self.loop.stream(loop_input, self.offered, tool_choice=self.setup.tool_choice,
                                           kwargs=turn.kwargs)
                 async for update in stream:
                     updates.append(update)
                 response = await stream.final_response()
             else:
-                response = await self.loop.respond(caller_input, self.offered, tool_choice=self.setup.tool_choice,
+                response = await self.loop.respond(loop_input, self.offered, tool_choice=self.setup.tool_choice,
                                                    kwargs=turn.kwargs)
         except UnknownToolError as raised:
             error = RaisedError(type(raised).__name__, str(raised), "unknown-tool")

@@ -1,0 +1,117 @@
+"""Conversions between the neutral vocabulary and Agent Framework contents, both ways, on the installed release."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("agent_framework", reason="the agent-framework extra is not installed")
+
+from agent_framework import Content as FwContent  # noqa: E402
+from agent_framework import Message as FwMessage  # noqa: E402
+
+from harness.adapters.agent_framework._convert import (  # noqa: E402
+    from_framework,
+    message_from_framework,
+    message_to_framework,
+    to_framework,
+    update_from_framework,
+    update_to_framework,
+)
+from harness.adapters.agent_framework._features import FEATURES  # noqa: E402
+from harness.contents import (  # noqa: E402
+    ApprovalRequest,
+    ApprovalResponse,
+    Content,
+    FunctionCall,
+    FunctionResult,
+    Message,
+    Reasoning,
+    Text,
+    Update,
+    Usage,
+    UserInputRequest,
+)
+
+CALL = FunctionCall("c1", "get_weather", {"city": "Paris"})
+
+ROUND_TRIPS: list[Content] = [
+    Text("hello"),
+    Reasoning("thinking", "opaque-signature"),
+    Reasoning("no signature"),
+    CALL,
+    FunctionCall("c2", "search", {}, server_label="docs-server"),
+    FunctionResult("c1", "sunny"),
+    FunctionResult("c1", "Error: boom", error=True),
+    ApprovalRequest("req-1", CALL),
+    ApprovalResponse("req-1", True, CALL),
+    ApprovalResponse("req-1", False, CALL),
+    Usage(12, 5),
+]
+
+
+@pytest.mark.parametrize("content", ROUND_TRIPS, ids=lambda c: type(c).__name__)
+def test_neutral_content_survives_a_round_trip(content: Content) -> None:
+    assert from_framework(to_framework(content)) == [content]
+
+
+@pytest.mark.skipif(not FEATURES.informational_only, reason="this release has no informational-only marker")
+def test_informational_only_marker_survives() -> None:
+    call = FunctionCall("c3", "lookup", {"q": "x"}, informational_only=True)
+    converted = to_framework(call)
+    assert converted.informational_only is True
+    assert from_framework(converted) == [call]
+
+
+def test_reasoning_signature_becomes_protected_data() -> None:
+    converted = to_framework(Reasoning("why", "sig-123"))
+    assert converted.type == "text_reasoning"
+    assert converted.protected_data == "sig-123"
+
+
+def test_hosted_call_is_marked_for_the_framework() -> None:
+    converted = to_framework(FunctionCall("c2", "search", {}, server_label="docs-server"))
+    if FEATURES.hosted_flag:
+        assert converted.hosted is True
+    else:
+        assert converted.additional_properties["server_label"] == "docs-server"
+
+
+def test_declaration_only_pause_is_call_then_user_input_request() -> None:
+    paused = FwContent.from_function_call("c1", "get_weather", arguments='{"city": "Paris"}')
+    paused.user_input_request = True
+    paused.id = "occ-1"
+    assert from_framework(paused) == [CALL, UserInputRequest("occ-1", FunctionCall("c1", "get_weather"))]
+
+
+def test_metadata_only_pause_is_only_the_request() -> None:
+    paused = FwContent.from_function_call("c1", "get_weather")
+    paused.user_input_request = True
+    paused.id = "occ-1"
+    assert from_framework(paused) == [UserInputRequest("occ-1", FunctionCall("c1", "get_weather"))]
+
+
+def test_unparseable_arguments_stay_text() -> None:
+    broken = FwContent.from_function_call("c1", "f", arguments='{"a": 1}{"a": 1}')
+    assert from_framework(broken) == [FunctionCall("c1", "f", '{"a": 1}{"a": 1}')]
+
+
+def test_unknown_content_is_visible_not_dropped() -> None:
+    converted = from_framework(FwContent.from_uri("https://example.invalid/x.png", media_type="image/png"))
+    assert converted == [Text("[unsupported uri content]")]
+
+
+def test_messages_keep_role_and_order() -> None:
+    message = Message("assistant", (Reasoning("r", "s"), CALL, ApprovalRequest("req-1", CALL)))
+    framework = message_to_framework(message)
+    assert isinstance(framework, FwMessage)
+    assert framework.role == "assistant"
+    assert [c.type for c in framework.contents] == ["text_reasoning", "function_call", "function_approval_request"]
+    assert message_from_framework(framework) == message
+
+
+def test_updates_keep_message_id_role_and_finish_reason() -> None:
+    update = Update("assistant", (FunctionCall("c1", "get_weather", '{"ci'),), "m-1", "tool_calls")
+    framework = update_to_framework(update, "resp-1")
+    assert framework.message_id == "m-1"
+    assert framework.response_id == "resp-1"
+    assert update_from_framework(framework) == update
