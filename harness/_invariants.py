@@ -211,10 +211,11 @@ def check_stream_agreement(run: RunRecord) -> list[CheckResult]:
     for turn in run.turns:
         if turn.view.response is None:
             raised = turn.view.error
-            if raised is not None and shadow is not None and turn.index < len(shadow.turns):
-                if shadow.turns[turn.index].view.response is not None:
-                    failures.append(_fail("stream-agreement", turn.index, "streaming mode raised "
-                                          f"{raised.type_name}: {raised.message}; non-streaming did not"))
+            answered = shadow is not None and turn.index < len(shadow.turns) and (
+                shadow.turns[turn.index].view.response is not None)
+            if raised is not None and answered:
+                failures.append(_fail("stream-agreement", turn.index, "streaming mode raised "
+                                      f"{raised.type_name}: {raised.message}; non-streaming did not"))
             continue
         final = normalised_flow(turn.response_messages())
         folded = normalised_flow(fold_updates(turn.view.updates).messages)

@@ -165,8 +165,12 @@ def message_from_framework(message: FwMessage) -> Message:
     return Message(_role(message.role), contents_from_framework(message.contents))
 
 
-def messages_from_framework(messages: Sequence[FwMessage]) -> tuple[Message, ...]:
-    return tuple(message_from_framework(m) for m in messages)
+def messages_from_framework(messages: Sequence[Any]) -> tuple[Message, ...]:
+    """Messages as the model received them; a bare string item (some releases pass those) is a user text."""
+    return tuple(
+        Message("user", (Text(m),)) if isinstance(m, str) else message_from_framework(cast(FwMessage, m))
+        for m in messages
+    )
 
 
 def response_from_framework(response: Any) -> Response:

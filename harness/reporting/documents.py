@@ -1,0 +1,116 @@
+"""Reading results files (``loop-conformance run --json``) back into typed results.
+
+Reports, the gate and the diff all start from results files rather than from a live run, so that CI can render,
+gate and compare runs made elsewhere (other machines, other framework releases). Parsing is strict about the
+fields every report needs and lenient about the rest, so that older files still load.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from harness.errors import HarnessError
+from harness.results import VERDICTS, CheckResult, ScenarioResult, Verdict
+
+
+class ResultsFileError(HarnessError):
+    """A results file that cannot be read as a ``loop-conformance run --json`` document."""
+
+
+@dataclass(frozen=True)
+class ResultsDocument:
+    results: tuple[ScenarioResult, ...]
+    filtered: bool
+    source: str = ""  # where it came from, for messages only
+
+
+def load_results_document(path: Path) -> ResultsDocument:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ResultsFileError(f"{path}: {error}") from None
+    return parse_results_document(data, source=str(path))
+
+
+def as_document(document: ResultsDocument | Mapping[str, Any], *, source: str = "") -> ResultsDocument:
+    """Accept either an already parsed document or the raw JSON mapping."""
+    if isinstance(document, ResultsDocument):
+        return document
+    return parse_results_document(document, source=source)
+
+
+def parse_results_document(data: object, *, source: str = "") -> ResultsDocument:
+    where = source or "results document"
+    if not isinstance(data, Mapping) or "results" not in data:
+        raise ResultsFileError(f"{where}: not a results document (expected an object with 'results')")
+    mapping = cast(Mapping[str, Any], data)
+    raw_results = mapping["results"]
+    if not isinstance(raw_results, list):
+        raise ResultsFileError(f"{where}: 'results' must be a list")
+    results: list[ScenarioResult] = []
+    for index, raw in enumerate(cast(list[object], raw_results)):
+        try:
+            results.append(_result(raw))
+        except (KeyError, TypeError, ValueError) as error:
+            raise ResultsFileError(f"{where}: results[{index}]: {error}") from None
+    # A document without the flag predates it; it cannot prove it was unfiltered, so it counts as filtered.
+    filtered = bool(mapping.get("filtered", True))
+    return ResultsDocument(tuple(results), filtered, source)
+
+
+def combine(documents: Sequence[ResultsDocument]) -> ResultsDocument:
+    """Several documents as one: filtered when any part is."""
+    results = tuple(result for document in documents for result in document.results)
+    return ResultsDocument(results, any(d.filtered for d in documents) or not documents,
+                           ", ".join(d.source for d in documents if d.source))
+
+
+def _verdict(value: object) -> Verdict:
+    if value not in VERDICTS:
+        raise ValueError(f"unknown verdict {value!r}")
+    return cast(Verdict, value)
+
+
+def _result(raw: object) -> ScenarioResult:
+    if not isinstance(raw, Mapping):
+        raise TypeError("a result must be an object")
+    data = cast(Mapping[str, Any], raw)
+    checks = tuple(_check(c) for c in cast(list[object], data.get("checks") or []))
+    return ScenarioResult(
+        scenario=str(data["scenario"]),
+        title=str(data.get("title", "")),
+        spec_rows=tuple(str(row) for row in cast(list[object], data.get("spec_rows") or [])),
+        section=str(data.get("section", "")),
+        implementation=str(data["implementation"]),
+        version=str(data.get("version", "")),
+        mode=str(data["mode"]),
+        verdict=_verdict(data["verdict"]),
+        checks=checks,
+        path=str(data.get("path", "")),
+        line=int(data.get("line") or 0),
+        reason=str(data.get("reason") or ""),
+        log=tuple(str(line) for line in cast(list[object], data.get("log") or [])),
+    )
+
+
+def _check(raw: object) -> CheckResult:
+    if not isinstance(raw, Mapping):
+        raise TypeError("a check must be an object")
+    data = cast(Mapping[str, Any], raw)
+    turn = data.get("turn")
+    expected = data.get("expected")
+    actual = data.get("actual")
+    return CheckResult(
+        id=str(data["id"]),
+        verdict=_verdict(data["verdict"]),
+        message=str(data.get("message") or ""),
+        turn=int(turn) if turn is not None else None,
+        expected=str(expected) if expected is not None else None,
+        actual=str(actual) if actual is not None else None,
+        diff=tuple(str(line) for line in cast(list[object], data.get("diff") or [])),
+        details=tuple(str(line) for line in cast(list[object], data.get("details") or [])),
+    )

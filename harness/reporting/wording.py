@@ -1,0 +1,56 @@
+"""Sentences every coverage report shares, so Markdown, HTML, JSON and JUnit say the same thing the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from harness.reporting.coverage import CellStatus, CoverageMatrix
+from harness.results import CheckResult, ScenarioResult
+
+SYMBOLS: Mapping[CellStatus, str] = {
+    "pass": "✅", "fail": "❌", "error": "💥", "xfail": "⚠️", "n/a": "–", "not-covered": "·",
+}
+
+FILTERED_BANNER = (
+    "Filtered run: only some scenarios, implementations or modes were selected. This report covers that "
+    "selection only and is not evidence of full coverage of the spec."
+)
+
+# Titles and explanations of the gap lists, in the order reports show them.
+GAP_TITLES: Mapping[str, tuple[str, str]] = {
+    "uncovered_rows": ("Rows no scenario covers", "no scenario in these results names the row"),
+    "unknown_rows": ("Scenarios naming unknown rows",
+                     "the scenario's `spec` names a row that is not in the row list used for this report"),
+    "xfail_only": ("Rows covered only by known failures",
+                   "in these columns every applicable run of the row is a documented known failure"),
+    "unexplained_na": ("n/a cells without a reason",
+                       "the implementation could not run the scenario and the result does not say why"),
+    "rowless_scenarios": ("Scenarios covering no row",
+                          "the result names no spec row, e.g. a malformed scenario file"),
+}
+
+
+def headline(matrix: CoverageMatrix) -> str:
+    covered = len(matrix.covered_rows)
+    total = len(matrix.rows)
+    if matrix.filtered:
+        return (f"{covered} of {total} spec rows are named by a scenario in this filtered selection; "
+                "coverage of the full suite is not established.")
+    if matrix.claims_full_coverage:
+        return f"All {total} spec rows are covered by at least one scenario."
+    return f"{covered} of {total} spec rows are covered by at least one scenario; {total - covered} are not."
+
+
+def problem_checks(run: ScenarioResult) -> list[CheckResult]:
+    """The checks that explain a run's verdict: failed, erroring or known-failing ones."""
+    return [check for check in run.checks if check.verdict in ("fail", "error", "xfail")]
+
+
+def check_line(check: CheckResult) -> str:
+    where = f" (turn {check.turn})" if check.turn else ""
+    message = " ".join(check.message.split())
+    return f"{check.id}{where} [{check.verdict}]" + (f": {message}" if message else "")
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
