@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -70,7 +71,8 @@ class ScriptedTool:
 
     def invoke(self, arguments: Mapping[str, JSON], call_id: str | None = None) -> ToolOutcome:
         """Execute the tool body once; raises `ScriptedToolError` when scripted to fail."""
-        self._box.executions.append(ToolExecution(self._box.turn, self.name, dict(arguments), call_id))
+        # A deep copy: the record must not change if the loop later mutates the arguments it passed.
+        self._box.executions.append(ToolExecution(self._box.turn, self.name, copy.deepcopy(dict(arguments)), call_id))
         behaviour = self.spec.behaviours[min(self._invocations, len(self.spec.behaviours) - 1)]
         self._invocations += 1
         if behaviour.kind == "raise":

@@ -11,8 +11,8 @@ from pathlib import Path
 from harness._registry import implementation_names, installed_adapters, load_adapter
 from harness._schema import ScenarioSpec
 from harness._suite import BUNDLED_SCENARIOS, run_suite
-from harness.contract import MODES, LoopAdapter, Mode
 from harness.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, load_baseline
+from harness.contract import MODES, LoopAdapter, Mode
 from harness.errors import UnknownImplementationError
 from harness.reporting.json_report import write_json
 from harness.reporting.text import render_failure, render_summary

@@ -50,7 +50,10 @@ def check_exactly_once(run: RunRecord) -> list[CheckResult]:
     executed: Counter[str] = Counter()
     executed_by_args: Counter[tuple[str, str]] = Counter()
     for turn in run.turns:
-        for call in turn.served_calls() + _handwritten_calls(turn.input_messages(), served):
+        for call in turn.served_calls():
+            served[call.call_id] += 1
+            served_by_args[(call.name, _args_key(call.arguments))] += 1
+        for call in _handwritten_calls(turn.input_messages(), served):
             served[call.call_id] += 1
             served_by_args[(call.name, _args_key(call.arguments))] += 1
         for execution in turn.executions:

@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from harness._scenario import Scenario, Turn, build_call, build_step, build_tool
-from harness._schema import ScenarioSpec
+from harness._schema import (
+    ApprovalRequestSpec,
+    ApprovalResponseSpec,
+    ContentSpec,
+    FunctionCallSpec,
+    InputItemSpec,
+    ModelStepSpec,
+    ScenarioSpec,
+)
 from harness._yaml_source import DataPath, YamlSource, YamlSyntaxError, load_yaml
 from harness.contents import FunctionCall
 from harness.contract import LoopConfig
@@ -61,11 +69,12 @@ def load_scenario(path: Path, known_rows: Iterable[str] | None = None) -> Scenar
         raise ScenarioFileError(path, [problem], text) from None
     problems = [_problem(source, p, "duplicate-key", f"duplicate key '{p[-1]}'", key=True)
                 for p, _ in source.duplicate_keys]
-    if not isinstance(source.data, dict):
+    data: object = source.data
+    if not isinstance(data, dict):
         problems.append(_problem(source, (), "wrong-type", "a scenario file must hold a mapping"))
         raise ScenarioFileError(path, problems, text)
     try:
-        spec = ScenarioSpec.model_validate(source.data)
+        spec = ScenarioSpec.model_validate(data)
     except ValidationError as error:
         problems.extend(_schema_problems(source, error.errors()))
         raise ScenarioFileError(path, problems, text) from None
@@ -140,7 +149,8 @@ def _schema_problems(source: YamlSource, errors: list[ErrorDetails]) -> list[Sce
     for path, error in chosen:
         shapes = alternatives.get(path, []) if error["type"].endswith("_type") else []
         if len(shapes) > 1:
-            error = {**error, "msg": _either(shapes)}
+            error = error.copy()
+            error["msg"] = _either(shapes)
         problems.append(_schema_problem(source, path, error))
     return problems
 
@@ -201,14 +211,26 @@ def _model_in(annotation: Any, module: Any) -> Any:
     return None
 
 
+def _child(container: Any, part: int | str) -> Any:
+    return container[part]
+
+
+def _contains(container: Any, part: int | str) -> bool:
+    if isinstance(container, dict):
+        return part in container
+    if isinstance(container, list):
+        return isinstance(part, int) and part < len(cast(list[Any], container))
+    return False
+
+
 def _data_path(data: Any, loc: tuple[int | str, ...]) -> DataPath:
     """Map a pydantic location onto the data, dropping union-member tags that are not keys."""
     path: list[str | int] = []
-    current = data
+    current: Any = data
     for part in loc:
-        if isinstance(current, dict) and part in current or isinstance(current, list) and isinstance(part, int) and part < len(current):
+        if _contains(current, part):
             path.append(part)
-            current = current[part]  # pyright: ignore[reportUnknownVariableType]
+            current = _child(current, part)
         elif isinstance(current, dict) and isinstance(part, str) and not _is_union_tag(part):
             path.append(part)  # a missing or unknown key
             current = None
@@ -274,8 +296,9 @@ def _reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[
     for index, row in enumerate(spec.spec):
         if row not in known_rows:
             close = difflib.get_close_matches(row, sorted(known_rows), n=1, cutoff=0.5)
+            hint = f"did you mean '{close[0]}'?" if close else "rows are named as in the spec's Scenario column"
             yield _problem(source, ("spec", index), "unknown-spec-row", f"'{row}' is not a row of the spec matrix",
-                           f"did you mean '{close[0]}'?" if close else "rows are named as in the spec's Scenario column")
+                           hint)
     tool_names = {tool.name for tool in spec.tools}
     for t, tool in enumerate(spec.tools):
         for b, behaviour in enumerate(tool.behaviour or []):
@@ -298,8 +321,10 @@ def _reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[
                                f"{len(turn.model)}")
 
 
-def _script_references(source: YamlSource, t: int, steps: Any, references: set[str]) -> Iterator[ScenarioProblem]:
+def _script_references(source: YamlSource, t: int, steps: Sequence[ModelStepSpec],
+                       references: set[str]) -> Iterator[ScenarioProblem]:
     for n, step in enumerate(steps):
+        groups: list[tuple[DataPath, list[ContentSpec]]]
         if step.messages is not None:
             groups = [(("turns", t, "model", n, "messages", m, "contents"), message.contents)
                       for m, message in enumerate(step.messages)]
@@ -331,6 +356,7 @@ def _chunks_problem(chunks: list[str], arguments: Any) -> str | None:
     import json
 
     text = "".join(chunks)
+    joined: Any
     try:
         joined = json.loads(text) if text.strip() else {}
     except ValueError:
@@ -340,7 +366,8 @@ def _chunks_problem(chunks: list[str], arguments: Any) -> str | None:
     return None if isinstance(joined, dict) else "stream_chunks do not join to a JSON object"
 
 
-def _content_problems(source: YamlSource, path: DataPath, content: Any, known: set[str]) -> Iterator[ScenarioProblem]:
+def _content_problems(source: YamlSource, path: DataPath, content: ContentSpec,
+                      known: set[str]) -> Iterator[ScenarioProblem]:
     """A scripted or hand-written content the fakes will replay: its calls concrete, its wrappers resolvable.
 
     Approval wrappers without their own `function_call` name an earlier call by call id or label.
@@ -348,7 +375,7 @@ def _content_problems(source: YamlSource, path: DataPath, content: Any, known: s
     if content.function_call is not None:
         yield from _call_shape_problems(source, (*path, "function_call"), content.function_call)
     for kind in ("approval_request", "approval_response"):
-        wrapper = getattr(content, kind)
+        wrapper: ApprovalRequestSpec | ApprovalResponseSpec | None = getattr(content, kind)
         if wrapper is None:
             continue
         if wrapper.function_call is not None:
@@ -360,10 +387,10 @@ def _content_problems(source: YamlSource, path: DataPath, content: Any, known: s
             yield _dangling(source, (*path, kind, field), "call id or label", ref, known)
 
 
-def _call_shape_problems(source: YamlSource, path: DataPath, call: Any) -> Iterator[ScenarioProblem]:
+def _call_shape_problems(source: YamlSource, path: DataPath, call: FunctionCallSpec) -> Iterator[ScenarioProblem]:
     """Matchers and placeholders belong in expectations; a call that is replayed needs real values."""
     for key in ("call_id", "name"):
-        value = getattr(call, key)
+        value: Any = getattr(call, key)
         if value is None:
             yield _problem(source, path, "missing-key", f"{describe(path)} is missing required key '{key}'")
         elif isinstance(value, bool) or not isinstance(value, str | int):
@@ -374,7 +401,8 @@ def _call_shape_problems(source: YamlSource, path: DataPath, call: Any) -> Itera
                        f"call's arguments are a mapping, or raw JSON text (got {_short(call.arguments)})")
 
 
-def _input_references(source: YamlSource, t: int, items: Any, references: set[str]) -> Iterator[ScenarioProblem]:
+def _input_references(source: YamlSource, t: int, items: str | list[InputItemSpec],
+                      references: set[str]) -> Iterator[ScenarioProblem]:
     if isinstance(items, str):
         return
     for i, item in enumerate(items):
@@ -393,20 +421,22 @@ def _input_references(source: YamlSource, t: int, items: Any, references: set[st
 def _expectation_problems(source: YamlSource, t: int, tool_names: set[str]) -> Iterator[ScenarioProblem]:
     """Matchers in a turn's `expect` block that would not mean what they say, or would break the comparison."""
     base: DataPath = ("turns", t, "expect")
-    expect = _value_at(source.data, base)
-    if not isinstance(expect, dict):
+    found: Any = _value_at(source.data, base)
+    if not isinstance(found, dict):
         return
+    expect = cast(dict[str, Any], found)
     yield from _matcher_problems(source, base, expect)
     requests: Any = expect.get("requests")
+    count = len(cast(list[Any], requests)) if isinstance(requests, list) else 0
     lists: list[DataPath] = [(*base, "response")]
-    lists.extend((*base, "requests", r, "messages") for r in range(len(requests) if isinstance(requests, list) else 0))
+    lists.extend((*base, "requests", r, "messages") for r in range(count))
     for path in lists:
-        value = _value_at(source.data, path)
+        value: Any = _value_at(source.data, path)
         if isinstance(value, dict):
-            yield from _message_list_problems(source, path, value)
-    for r in range(len(requests) if isinstance(requests, list) else 0):
-        tools = _value_at(source.data, (*base, "requests", r, "tools"))
-        for i, name in enumerate(tools if isinstance(tools, list) else []):  # pyright: ignore[reportUnknownArgumentType,reportUnknownVariableType]
+            yield from _message_list_problems(source, path, cast(dict[Any, Any], value))
+    for r in range(count):
+        tools: Any = _value_at(source.data, (*base, "requests", r, "tools"))
+        for i, name in enumerate(cast(list[Any], tools) if isinstance(tools, list) else []):
             where = (*base, "requests", r, "tools", i)
             if not isinstance(name, str):
                 yield _problem(source, where, "wrong-type", f"{describe(where)}: a list of tools names them as "
@@ -468,7 +498,9 @@ def _message_list_problems(source: YamlSource, path: DataPath, value: dict[Any, 
         try:
             MessageExpect.model_validate(item)
         except ValidationError as error:
-            errors.extend({**e, "loc": (*path, name, index, *e["loc"])} for e in error.errors())  # type: ignore[misc]
+            for detail in error.errors():
+                detail["loc"] = (*path, name, index, *detail["loc"])
+                errors.append(detail)
     yield from _schema_problems(source, errors)
 
 

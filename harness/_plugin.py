@@ -16,8 +16,8 @@ from harness._loader import SCENARIO_SUFFIXES, load_scenario
 from harness._registry import implementation_names, installed_adapters, load_adapter
 from harness._runner import run_scenario
 from harness._scenario import Scenario
-from harness.contract import MODES, LoopAdapter, Mode
 from harness.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, apply_baseline, load_baseline
+from harness.contract import MODES, LoopAdapter, Mode
 from harness.errors import ScenarioFileError
 from harness.reporting.text import render_failure
 from harness.results import ScenarioResult

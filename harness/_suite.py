@@ -15,6 +15,7 @@ from harness.contract import MODES, LoopAdapter, Mode
 from harness.errors import ScenarioFileError
 from harness.results import CheckResult, ScenarioResult
 
+
 def _bundled_scenarios() -> Path:
     """The checkout's scenarios/ (editable installs), else ./scenarios of the working directory."""
     beside = Path(__file__).resolve().parent.parent / "scenarios"

@@ -61,7 +61,7 @@ def load_yaml(path: Path, text: str) -> YamlSource:
     except yaml.YAMLError as error:
         raise YamlSyntaxError(str(error), Position(1, 1)) from None
     finally:
-        loader.dispose()
+        loader.dispose()  # pyright: ignore[reportUnknownMemberType]
     return source
 
 
@@ -82,6 +82,11 @@ class _Constructor:
         self._open: set[int] = set()  # ids of the collection nodes being built, innermost last
         self._count = 0
 
+    def _construct(self, node: yaml.Node) -> object:
+        loader: Any = self._loader  # PyYAML ships no type information
+        value: object = loader.construct_object(node, deep=True)
+        return value
+
     def build(self, node: yaml.Node, path: DataPath) -> Any:
         source = self._source
         self._count += 1
@@ -90,7 +95,7 @@ class _Constructor:
                                   "deeply?)", _mark(node))
         source.values[path] = _mark(node)
         if not isinstance(node, yaml.MappingNode | yaml.SequenceNode):
-            return self._loader.construct_object(node, deep=True)  # pyright: ignore[reportUnknownMemberType]
+            return self._construct(node)
         if id(node) in self._open:
             raise YamlSyntaxError("an alias refers to a collection that contains it (a recursive structure)",
                                   _mark(node))
@@ -100,8 +105,8 @@ class _Constructor:
                 return [self.build(item, (*path, index)) for index, item in enumerate(node.value)]
             result: dict[Any, Any] = {}
             for key_node, value_node in node.value:
-                key = self._loader.construct_object(key_node, deep=True)  # pyright: ignore[reportUnknownMemberType]
-                key = key if isinstance(key, str | int) else str(key)
+                raw = self._construct(key_node)
+                key: str | int = raw if isinstance(raw, str | int) else str(raw)
                 child = (*path, key)
                 if key in result:
                     source.duplicate_keys.append((child, _mark(key_node)))

@@ -19,9 +19,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from harness.errors import HarnessError
 from harness.results import CheckResult, ScenarioResult
 
-BUNDLED_BASELINE = Path(__file__).resolve().parent.parent / "baselines" / "known-failures.yaml"
-if not BUNDLED_BASELINE.exists():
-    BUNDLED_BASELINE = Path.cwd() / "baselines" / "known-failures.yaml"
+
+def _bundled_baseline() -> Path:
+    """The checkout's baseline (editable installs), else ./baselines of the working directory."""
+    beside = Path(__file__).resolve().parent.parent / "baselines" / "known-failures.yaml"
+    return beside if beside.exists() else Path.cwd() / "baselines" / "known-failures.yaml"
+
+
+BUNDLED_BASELINE = _bundled_baseline()
 
 
 class KnownFailure(BaseModel):
@@ -66,7 +71,7 @@ def _in_range(version: str, first: str | None, fixed: str | None) -> bool:
 
 def load_baseline(path: Path) -> Baseline:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data: object = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         return Baseline.model_validate(data)
     except (OSError, yaml.YAMLError, ValidationError) as error:
         raise BaselineError(f"{path}: {error}") from None

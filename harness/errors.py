@@ -40,7 +40,7 @@ class ScenarioFileError(HarnessError):
 
     def __init__(self, path: Path, problems: Sequence[ScenarioProblem], source: str | None = None) -> None:
         self.path = path
-        self.problems = tuple(problems)
+        self.problems = tuple(sorted(problems, key=lambda p: (p.line, p.column)))
         self.source = source
         super().__init__(self.render())
 

@@ -7,7 +7,7 @@ diff. Generated ids (approval and user-input ids, streamed message ids) are rena
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from harness._records import RunRecord, TurnRecord
 from harness._transcript import content_form, messages_form
@@ -61,9 +61,9 @@ def _rename_ids(document: dict[str, Any]) -> dict[str, Any]:
 
     def visit(value: Any, key: str | None = None) -> Any:
         if isinstance(value, dict):
-            return {k: visit(v, k) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+            return {str(k): visit(v, str(k)) for k, v in cast(dict[Any, Any], value).items()}
         if isinstance(value, list):
-            return [visit(item) for item in value]  # pyright: ignore[reportUnknownVariableType]
+            return [visit(item) for item in cast(list[Any], value)]
         if key in _GENERATED_ID_KEYS and isinstance(value, str):
             return names.setdefault(f"{key}:{value}", f"<{key} {sum(k.startswith(key) for k in names) + 1}>")
         return value

@@ -23,7 +23,10 @@ def released_versions() -> list[str]:
     line = next(line for line in output.splitlines() if line.startswith("Available versions:"))
     versions = [v.strip() for v in line.split(":", 1)[1].split(",")]
     stable = [v for v in versions if v.replace(".", "").isdigit()]
-    return sorted((v for v in stable if tuple(map(int, v.split("."))) >= FIRST), key=lambda v: tuple(map(int, v.split("."))))
+    def key(version: str) -> tuple[int, ...]:
+        return tuple(map(int, version.split(".")))
+
+    return sorted((v for v in stable if key(v) >= FIRST), key=key)
 
 
 def run_one(version: str, envs: Path, out: Path) -> None:

@@ -215,7 +215,7 @@ def _cell(row: SpecRow, column: Column, runs: list[ScenarioResult]) -> Cell:
     ordered = tuple(sorted(runs, key=lambda r: r.scenario))
     if not ordered:
         return Cell(row, column, "not-covered", ())
-    worst = min((r.verdict for r in ordered), key=_SEVERITY.index)
+    worst = min(ordered, key=lambda r: _SEVERITY.index(r.verdict)).verdict
     return Cell(row, column, worst, ordered)
 
 

@@ -72,7 +72,7 @@ def combine(documents: Sequence[ResultsDocument]) -> ResultsDocument:
 def _verdict(value: object) -> Verdict:
     if value not in VERDICTS:
         raise ValueError(f"unknown verdict {value!r}")
-    return cast(Verdict, value)
+    return value
 
 
 def _result(raw: object) -> ScenarioResult:

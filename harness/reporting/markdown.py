@@ -7,12 +7,14 @@ reads well in a job summary and pasted under a heading of the spec; `heading_lev
 from __future__ import annotations
 
 import re
+
 from harness.reporting.coverage import CELL_STATUSES, LABELS, Column, CoverageMatrix
 from harness.reporting.wording import (
     FILTERED_BANNER,
     GAP_TITLES,
     SYMBOLS,
     check_line,
+    display_path,
     headline,
     one_line,
     problem_checks,
@@ -116,7 +118,7 @@ def _not_applicable(matrix: CoverageMatrix, h: str) -> list[str]:
 def _scenarios(matrix: CoverageMatrix, h: str) -> list[str]:
     lines = [f"{h}# Scenarios", "", "| Scenario | Title | Spec rows | File |", "|---|---|---|---|"]
     for info in matrix.scenarios.values():
-        where = f"`{info.path}:{info.line}`" if info.path else ""
+        where = f"`{display_path(info.path)}:{info.line}`" if info.path else ""
         rows = _cell_text("; ".join(info.spec_rows)) or "—"
         lines.append(f"| <a id=\"{_anchor(info.id)}\"></a>`{info.id}` | {_cell_text(info.title)} | {rows} | "
                      f"{_cell_text(where)} |")

@@ -74,6 +74,7 @@ def render_markdown(by_version: Mapping[str, list[dict[str, Any]]], rows: Sequen
     for row in covered:
         marks = [" ".join(_symbol(cells.get((row.name, v, m))) for m in _MODES) for v in versions]
         lines.append(f"| {row.section} | {row.name} | " + " | ".join(marks) + " |")
+    lines.extend(_known_failures(by_version))
     lines.extend(["", "## Failures", ""])
     failures = [(key, cell) for key, cell in cells.items() if cell.failures]
     if not failures:
@@ -82,6 +83,24 @@ def render_markdown(by_version: Mapping[str, list[dict[str, Any]]], rows: Sequen
         lines.append(f"- **{row}** — {version}, {mode}:")
         lines.extend(f"  - {failure}" for failure in sorted(set(cell.failures)))
     return "\n".join(lines) + "\n"
+
+
+def _known_failures(by_version: Mapping[str, list[dict[str, Any]]]) -> list[str]:
+    """Each documented defect once, with the releases and modes where it showed."""
+    seen: dict[tuple[str, str], list[str]] = {}
+    for version, results in by_version.items():
+        for result in results:
+            if result["verdict"] == "xfail":
+                key = (str(result["scenario"]), str(result.get("reason", "")))
+                seen.setdefault(key, []).append(f"{version} {result['mode']}")
+    lines = ["", "## Known failures", ""]
+    if not seen:
+        lines.append("None.")
+    for (scenario, reason), where in sorted(seen.items()):
+        versions = sorted({w.split()[0] for w in where}, key=_version_key)
+        modes = sorted({w.split()[1] for w in where})
+        lines.append(f"- **{scenario}** ({', '.join(modes)}; {versions[0]} – {versions[-1]}): {reason}")
+    return lines
 
 
 def _symbol(cell: Cell | None) -> str:

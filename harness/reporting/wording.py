@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from harness.reporting.coverage import CellStatus, CoverageMatrix
 from harness.results import CheckResult, ScenarioResult
@@ -54,3 +55,15 @@ def check_line(check: CheckResult) -> str:
 
 def one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def display_path(path: str) -> str:
+    """A scenario path relative to the working directory when it lies below it: CI runners' absolute checkout
+    paths say nothing to a reader and differ between machines."""
+    if not path:
+        return ""
+    candidate = Path(path)
+    try:
+        return candidate.resolve().relative_to(Path.cwd().resolve()).as_posix() if candidate.is_absolute() else path
+    except ValueError:
+        return path

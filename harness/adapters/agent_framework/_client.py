@@ -11,7 +11,6 @@ from typing import Any, cast
 
 from agent_framework import BaseChatClient, ChatResponse, ChatResponseUpdate, FunctionInvocationLayer, ResponseStream
 from agent_framework import Message as FwMessage
-
 from fakes.provider import ScriptedProvider
 from harness.adapters.agent_framework._convert import (
     messages_from_framework,

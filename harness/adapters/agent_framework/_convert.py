@@ -13,7 +13,6 @@ from typing import Any, cast
 from agent_framework import ChatResponse, ChatResponseUpdate
 from agent_framework import Content as FwContent
 from agent_framework import Message as FwMessage
-
 from harness.adapters.agent_framework._features import FEATURES
 from harness.contents import (
     JSON,
@@ -154,7 +153,10 @@ def _call_contents(content: Any) -> list[Content]:
 
 def _role(raw: Any) -> Role:
     role = str(getattr(raw, "value", raw) or "assistant")
-    return cast(Role, role) if role in _ROLES else "assistant"
+    for known in _ROLES:
+        if known == role:
+            return known
+    return "assistant"
 
 
 def contents_from_framework(contents: Iterable[Any]) -> tuple[Content, ...]:

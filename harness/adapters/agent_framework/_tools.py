@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_framework import FunctionInvocationContext, FunctionMiddleware, FunctionTool, MiddlewareTermination
-
 from fakes.tools import ScriptedTool
 from harness.adapters.agent_framework._features import FEATURES
 from harness.contents import JSON

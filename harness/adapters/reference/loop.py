@@ -171,7 +171,8 @@ class ReferenceLoop:
                     response_messages.append(message)
                 yield update, message, False
             state.iterations += 1
-            calls = [c for m in response_messages for c in m.contents if self._actionable(c)]
+            calls = [c for m in response_messages for c in m.contents
+                     if isinstance(c, FunctionCall) and self._actionable(c)]
             if limit_reached or not calls:
                 if limit_reached and not self._has_visible_content(response_messages):
                     fallback = Message("assistant", (Text(LIMIT_FALLBACK_TEXT),))
@@ -277,7 +278,7 @@ class ReferenceLoop:
             if self.config.terminate_on_unknown_calls:
                 raise UnknownToolError(f"the model called unknown function '{call.name}'")
             return [FunctionResult(call.call_id, f"Error: requested function '{call.name}' not found.", error=True)]
-        arguments = call.arguments if isinstance(call.arguments, Mapping) else {}
+        arguments: Mapping[str, JSON] = call.arguments if isinstance(call.arguments, Mapping) else {}
         try:
             returned = await tool.run(arguments, call.call_id)
         except UserInputRequired as pause:

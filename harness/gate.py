@@ -1,0 +1,252 @@
+"""The CI gate: a results file against a per-check baseline, failing on anything new and on anything fixed.
+
+A baseline entry names one check of one scenario on one implementation and mode, optionally for a release range,
+with the reason it fails. The gate fails when
+
+* a check fails that no entry covers — a regression, or a new scenario that does not pass; and
+* an entry's check now passes in a run it covers — the ratchet: fixed defects must leave the baseline, so the
+  baseline only ever shrinks and cannot hide a later regression of the same check.
+
+Checks the run already reported as ``xfail`` (it applied a baseline itself) count as failing checks here: the gate
+judges against its own baseline, not against the run's.
+
+Baseline file (YAML, loaded with ``yaml.safe_load``, unknown keys are errors)::
+
+    check_failures:                      # the per-check format
+      - scenario: normal.string-input
+        check: expect.requests
+        implementation: agent_framework
+        mode: non-streaming              # streaming | non-streaming
+        versions_from: 1.10.0            # optional, first affected release (inclusive)
+        versions_until: 1.13.0           # optional, first fixed release (exclusive)
+        reason: The bare string is forwarded to the model unconverted, so ...
+        reproduction: repro/agent_framework/string_input.py   # optional
+    known_failures:                      # the per-scenario format of harness.baseline, also accepted
+      - {scenario, implementation, checks: [...], modes: [...], versions_from, versions_until, reason, reproduction}
+
+Each ``known_failures`` entry expands to one per-check entry per check id and mode, so the existing
+``baselines/known-failures.yaml`` serves both ``run --baseline`` and the gate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Self
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from harness.baseline import BaselineError, KnownFailure
+from harness.reporting.documents import ResultsDocument, as_document
+from harness.results import ScenarioResult, Verdict
+
+# Verdicts of a check that make it a failing check for the gate. `xfail` is included because a run that applied
+# a baseline marks failing checks xfail, and the gate must still see them to match them to its own entries.
+FAILING: frozenset[Verdict] = frozenset({"fail", "error", "xfail"})
+
+# `apply_baseline` appends this check to a run whose known failure passes. The gate does its own staleness
+# check per check, so this marker would only report the same fact again as a "new failure".
+_STALE_MARKER = "baseline"
+
+# Stands for the run as a whole when a failing run names no failing check.
+SCENARIO_CHECK = "(scenario)"
+
+
+class CheckBaselineEntry(BaseModel):
+    """One known failing check."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scenario: str = Field(min_length=1)
+    check: str = Field(min_length=1, description="Check id, e.g. expect.response or no-orphans.")
+    implementation: str = Field(min_length=1)
+    mode: Literal["streaming", "non-streaming"]
+    versions_from: str | None = Field(default=None, description="First affected release (inclusive).")
+    versions_until: str | None = Field(default=None, description="First fixed release (exclusive).")
+    reason: str = Field(min_length=20, description="Why it fails, in the spec's words.")
+    reproduction: str | None = Field(default=None, description="Path of a standalone reproduction.")
+
+    @model_validator(mode="after")
+    def _range_is_not_empty(self) -> Self:
+        if self.versions_from and self.versions_until and \
+                _version(self.versions_from) >= _version(self.versions_until):
+            raise ValueError(f"empty release range: {self.versions_from} ≥ {self.versions_until}")
+        return self
+
+    def covers(self, scenario: str, implementation: str, mode: str, version: str) -> bool:
+        return (scenario == self.scenario and implementation == self.implementation and mode == self.mode
+                and _in_range(version, self.versions_from, self.versions_until))
+
+    def describe(self) -> str:
+        return (f"{self.scenario} · {self.check} · {self.implementation} {self.mode}"
+                f"{_range_text(self.versions_from, self.versions_until)}")
+
+
+class GateBaseline(BaseModel):
+    """A baseline file: per-check entries, per-scenario known failures, or both."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    check_failures: list[CheckBaselineEntry] = Field(default_factory=list[CheckBaselineEntry])
+    known_failures: list[KnownFailure] = Field(default_factory=list[KnownFailure])
+
+    def entries(self) -> list[CheckBaselineEntry]:
+        return [*self.check_failures, *expand(self.known_failures)]
+
+
+def expand(known_failures: Iterable[KnownFailure]) -> list[CheckBaselineEntry]:
+    """Per-scenario known failures as per-check entries: one per check id and mode, range and reason kept."""
+    return [
+        CheckBaselineEntry(scenario=kf.scenario, check=check, implementation=kf.implementation, mode=mode,
+                           versions_from=kf.versions_from, versions_until=kf.versions_until,
+                           reason=" ".join(kf.reason.split()), reproduction=kf.reproduction)
+        for kf in known_failures for mode in kf.modes for check in kf.checks
+    ]
+
+
+def load_gate_baseline(path: Path) -> list[CheckBaselineEntry]:
+    try:
+        data: object = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        return GateBaseline.model_validate(data).entries()
+    except (OSError, yaml.YAMLError, ValidationError) as error:
+        raise BaselineError(f"{path}: {error}") from None
+
+
+@dataclass(frozen=True)
+class FailingCheck:
+    scenario: str
+    check: str
+    implementation: str
+    version: str
+    mode: str
+    verdict: Verdict
+    message: str
+
+    def describe(self) -> str:
+        message = " ".join(self.message.split())
+        return (f"{self.scenario} · {self.check} · {self.implementation} {self.version} {self.mode} "
+                f"[{self.verdict}]" + (f": {message}" if message else ""))
+
+
+@dataclass(frozen=True)
+class StaleEntry:
+    entry: CheckBaselineEntry
+    passing_in: tuple[str, ...]  # "version mode" of every covered run in which the check passed
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    new_failures: tuple[FailingCheck, ...]
+    stale_entries: tuple[StaleEntry, ...]
+    known: tuple[FailingCheck, ...]  # failing checks the baseline covers
+    unexercised: tuple[CheckBaselineEntry, ...]  # entries no run of these results could judge
+    filtered: bool
+
+    @property
+    def passed(self) -> bool:
+        return not self.new_failures and not self.stale_entries
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.passed else 1
+
+    def render(self) -> str:
+        verdict = "passed" if self.passed else "FAILED"
+        lines = [f"Gate {verdict}: {len(self.new_failures)} failing check(s) not in the baseline, "
+                 f"{len(self.stale_entries)} baseline entr{'y' if len(self.stale_entries) == 1 else 'ies'} "
+                 "that now pass.", ""]
+        if self.filtered:
+            lines += ["Filtered run: baseline entries outside the selection were not judged.", ""]
+        lines.append("Failing checks not in the baseline:")
+        lines += [f"  - {f.describe()}" for f in self.new_failures] or ["  none"]
+        lines.append("")
+        lines.append("Baseline entries that now pass (remove them from the baseline):")
+        lines += [f"  - {s.entry.describe()}: passes on {', '.join(s.passing_in)}" for s in self.stale_entries] \
+            or ["  none"]
+        lines.append("")
+        lines.append(f"Known failing checks still failing, as the baseline says: {len(self.known)}.")
+        if self.unexercised:
+            lines.append(f"Baseline entries no run of these results covers: {len(self.unexercised)}.")
+        return "\n".join(lines) + "\n"
+
+
+def gate(results_document: ResultsDocument | Mapping[str, Any],
+         baseline_entries: Sequence[CheckBaselineEntry | KnownFailure]) -> GateOutcome:
+    document = as_document(results_document)
+    entries = [e for e in baseline_entries if isinstance(e, CheckBaselineEntry)]
+    entries += expand(e for e in baseline_entries if isinstance(e, KnownFailure))
+
+    new: list[FailingCheck] = []
+    known: list[FailingCheck] = []
+    for failing in _failing_checks(document.results):
+        covered = any(e.check == failing.check and e.covers(failing.scenario, failing.implementation,
+                                                            failing.mode, failing.version) for e in entries)
+        (known if covered else new).append(failing)
+
+    stale: list[StaleEntry] = []
+    unexercised: list[CheckBaselineEntry] = []
+    for entry in entries:
+        judged, passing = _judge(entry, document.results)
+        if passing:
+            stale.append(StaleEntry(entry, tuple(passing)))
+        elif not judged:
+            unexercised.append(entry)
+    return GateOutcome(tuple(new), tuple(stale), tuple(known), tuple(unexercised), document.filtered)
+
+
+def _failing_checks(results: Iterable[ScenarioResult]) -> list[FailingCheck]:
+    """One entry per (run, check id): a check failing on several turns is one failing check."""
+    found: dict[tuple[str, str, str, str, str], FailingCheck] = {}
+    for run in results:
+        failing = [c for c in run.checks if c.verdict in FAILING and c.id != _STALE_MARKER]
+        for check in failing:
+            key = (run.scenario, check.id, run.implementation, run.version, run.mode)
+            found.setdefault(key, FailingCheck(run.scenario, check.id, run.implementation, run.version, run.mode,
+                                               check.verdict, check.message))
+        stale_only = any(c.id == _STALE_MARKER for c in run.checks)
+        if run.verdict in ("fail", "error") and not failing and not stale_only:
+            key = (run.scenario, SCENARIO_CHECK, run.implementation, run.version, run.mode)
+            found.setdefault(key, FailingCheck(run.scenario, SCENARIO_CHECK, run.implementation, run.version,
+                                               run.mode, run.verdict, run.reason))
+    return sorted(found.values(), key=lambda f: (f.scenario, f.implementation, _version(f.version), f.mode,
+                                                 f.check))
+
+
+def _judge(entry: CheckBaselineEntry, results: Iterable[ScenarioResult]) -> tuple[bool, list[str]]:
+    """Whether any covered run exercised the entry's check, and where that check passed."""
+    judged = False
+    passing: list[str] = []
+    for run in results:
+        # n/a and error runs never reached the check, so they can neither confirm nor refute the entry.
+        if run.verdict in ("n/a", "error") or not entry.covers(run.scenario, run.implementation, run.mode,
+                                                               run.version):
+            continue
+        instances = [c for c in run.checks if c.id == entry.check]
+        if not instances:
+            continue
+        judged = True
+        if not any(c.verdict in FAILING for c in instances):
+            passing.append(f"{run.version} {run.mode}".strip())
+    return judged, passing
+
+
+def _version(text: str) -> tuple[int, ...]:
+    # The same ordering as harness.baseline uses for its ranges, so both agree on which runs an entry covers.
+    return tuple(int(part) if part.isdigit() else 0 for part in text.split("."))
+
+
+def _in_range(version: str, first: str | None, fixed: str | None) -> bool:
+    current = _version(version)
+    return (first is None or current >= _version(first)) and (fixed is None or current < _version(fixed))
+
+
+def _range_text(first: str | None, fixed: str | None) -> str:
+    if first and fixed:
+        return f" ({first} ≤ version < {fixed})"
+    if first:
+        return f" (version ≥ {first})"
+    if fixed:
+        return f" (version < {fixed})"
+    return ""

@@ -1,0 +1,116 @@
+"""What the ``report``, ``gate`` and ``diff`` subcommands (and ``run``'s reports) do, minus argument parsing.
+
+Each function takes paths and a stream and returns the exit code, so the command line only has to parse arguments
+and call one of them, and tests can call them directly.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from harness.baseline import BaselineError
+from harness.errors import HarnessError
+from harness.gate import gate, load_gate_baseline
+from harness.reporting.coverage import build_coverage
+from harness.reporting.coverage_json import render_json
+from harness.reporting.diffing import diff
+from harness.reporting.documents import ResultsDocument, ResultsFileError, load_results_document
+from harness.reporting.html_page import render_html
+from harness.reporting.junit import render_junit
+from harness.reporting.markdown import render_markdown
+from harness.spec_rows import SPEC_ROWS, SpecRow, parse_spec_rows
+
+REPORT_FILES = {"markdown": "coverage.md", "html": "coverage.html", "json": "coverage.json", "junit": "junit.xml"}
+
+
+class SpecFileError(HarnessError):
+    """A spec file with no scenario-to-test matrix rows."""
+
+
+def load_rows(spec: Path | None) -> tuple[SpecRow, ...]:
+    """The rows of a spec Markdown file, or the built-in catalogue when none is given."""
+    if spec is None:
+        return SPEC_ROWS
+    try:
+        rows = parse_spec_rows(spec.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SpecFileError(f"{spec}: {error}") from None
+    if not rows:
+        # An empty row list would make every scenario "unknown" and every report vacuous; stop instead.
+        raise SpecFileError(f"{spec}: no rows found under a '## Scenario-to-test matrix' heading")
+    return rows
+
+
+def write_reports(documents: ResultsDocument | Sequence[ResultsDocument], out_dir: Path,
+                  rows: Sequence[SpecRow] = SPEC_ROWS) -> dict[str, Path]:
+    """Markdown, HTML, JSON and JUnit coverage reports of the results, into `out_dir`; returns format -> path."""
+    matrix = build_coverage(documents, rows)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rendered = {"markdown": render_markdown(matrix), "html": render_html(matrix), "json": render_json(matrix),
+                "junit": render_junit(matrix)}
+    written: dict[str, Path] = {}
+    for key, text in rendered.items():
+        path = out_dir / REPORT_FILES[key]
+        path.write_text(text, encoding="utf-8")
+        written[key] = path
+    return written
+
+
+def append_step_summary(markdown_path: Path, env: Mapping[str, str] | None = None) -> Path | None:
+    """Append a Markdown report to the GitHub Actions job summary when running there."""
+    target = (os.environ if env is None else env).get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return None
+    with Path(target).open("a", encoding="utf-8") as summary:
+        summary.write(markdown_path.read_text(encoding="utf-8") + "\n")
+    return Path(target)
+
+
+def report_command(results: Sequence[Path], out_dir: Path, spec: Path | None = None, *,
+                   stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    try:
+        rows = load_rows(spec)
+        documents = [load_results_document(path) for path in results]
+    except (SpecFileError, ResultsFileError) as error:
+        print(f"error: {error}", file=err)
+        return 2
+    written = write_reports(documents, out_dir, rows)
+    for path in written.values():
+        print(f"wrote {path}", file=out)
+    if any(d.filtered for d in documents):
+        print("note: filtered results; the reports do not claim full coverage", file=out)
+    return 0
+
+
+def gate_command(results: Path, baseline: Path, *, stdout: TextIO | None = None,
+                 stderr: TextIO | None = None) -> int:
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    try:
+        document = load_results_document(results)
+        entries = load_gate_baseline(baseline)
+    except (ResultsFileError, BaselineError) as error:
+        print(f"error: {error}", file=err)
+        return 2
+    outcome = gate(document, entries)
+    print(outcome.render(), end="", file=out)
+    return outcome.exit_code
+
+
+def diff_command(old: Path, new: Path, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    try:
+        before = load_results_document(old)
+        after = load_results_document(new)
+    except ResultsFileError as error:
+        print(f"error: {error}", file=err)
+        return 2
+    print(diff(before, after), end="", file=out)
+    return 0
