@@ -14,6 +14,16 @@ from harness._suite import BUNDLED_SCENARIOS, run_suite
 from harness.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, load_baseline
 from harness.contract import MODES, LoopAdapter, Mode
 from harness.errors import UnknownImplementationError
+from harness.reporting.commands import (
+    SpecFileError,
+    append_step_summary,
+    diff_command,
+    gate_command,
+    load_rows,
+    report_command,
+    write_reports,
+)
+from harness.reporting.documents import ResultsDocument
 from harness.reporting.json_report import write_json
 from harness.reporting.text import render_failure, render_summary
 from harness.reporting.version_matrix import load_results, render_json, render_markdown
@@ -32,6 +42,20 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--baseline", type=Path, metavar="FILE",
                      help="known failures to report as xfail (default: the bundled baselines/known-failures.yaml)")
     run.add_argument("--no-baseline", action="store_true", help="report known failures as plain failures")
+    run.add_argument("--reports", type=Path, default=Path("reports"), metavar="DIR",
+                     help="write coverage.md/.html/.json and junit.xml here (default: reports)")
+    run.add_argument("--no-reports", action="store_true", help="write no coverage reports")
+    run.add_argument("--spec", type=Path, metavar="FILE", help="spec Markdown whose matrix rows the reports list")
+    report = commands.add_parser("report", help="coverage reports (md, html, json, junit) from results files")
+    report.add_argument("results", nargs="+", type=Path)
+    report.add_argument("--spec", type=Path, metavar="FILE", help="spec Markdown whose matrix rows to list")
+    report.add_argument("--out", type=Path, required=True, metavar="DIR")
+    gate = commands.add_parser("gate", help="fail on failing checks not in the baseline and on entries that now pass")
+    gate.add_argument("--baseline", type=Path, required=True, metavar="FILE")
+    gate.add_argument("results", type=Path)
+    diff = commands.add_parser("diff", help="regressions and fixes between two results files, as Markdown")
+    diff.add_argument("old", type=Path)
+    diff.add_argument("new", type=Path)
     run.add_argument("-v", "--verbose", action="count", default=0, help="show expected/actual and full diffs")
     matrix = commands.add_parser("version-matrix", help="spec row × release × mode from per-release results")
     matrix.add_argument("results", nargs="+", type=Path, help="results files, one per release")
@@ -47,6 +71,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "schema":
         print(json.dumps(ScenarioSpec.model_json_schema(by_alias=True), indent=2))
         return 0
+    if args.command == "report":
+        return report_command(args.results, args.out, args.spec)
+    if args.command == "gate":
+        return gate_command(args.results, args.baseline)
+    if args.command == "diff":
+        return diff_command(args.old, args.new)
     if args.command == "version-matrix":
         by_version = load_results(args.results)
         args.markdown.write_text(render_markdown(by_version), encoding="utf-8")
@@ -70,7 +100,8 @@ def _run(args: argparse.Namespace) -> int:
     paths: list[Path] = args.scenarios or [BUNDLED_SCENARIOS]
     try:
         known = _known_failures(args)
-    except BaselineError as error:
+        rows = load_rows(args.spec)
+    except (BaselineError, SpecFileError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     suite = run_suite(adapters, paths, modes, known)
@@ -87,6 +118,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         write_json(args.json, suite.results, filtered=filtered)
         print(f"results written to {args.json}")
+    if not args.no_reports:
+        written = write_reports(ResultsDocument(tuple(suite.results), filtered), args.reports, rows)
+        append_step_summary(written["markdown"])
+        print(f"coverage reports written to {args.reports}/ ({', '.join(p.name for p in written.values())})")
     return 1 if any(r.verdict in ("fail", "error") for r in suite.results) else 0
 
 

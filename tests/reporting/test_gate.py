@@ -1,0 +1,176 @@
+"""The gate: new failing checks and baseline entries that now pass both fail it; the per-scenario format expands."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.baseline import BaselineError, KnownFailure
+from harness.gate import CheckBaselineEntry, gate, load_gate_baseline
+from harness.reporting.commands import gate_command
+
+from .helpers import check, document, run
+
+REASON = "The loop forwards the string input unconverted, so the model receives no user message at all."
+
+
+def _entry(check_id: str = "expect.requests", mode: str = "non-streaming", **kwargs: str) -> CheckBaselineEntry:
+    return CheckBaselineEntry.model_validate({"scenario": "normal.string-input", "check": check_id,
+                                              "implementation": "agent_framework", "mode": mode,
+                                              "reason": REASON} | kwargs)
+
+
+def _string_input(verdict: str, *, version: str = "1.12.0", mode: str = "non-streaming",
+                  failing: tuple[str, ...] = ("expect.requests",)) -> dict[str, Any]:
+    checks = [check("completes")] + [check(c, verdict, "no user message", turn=1) for c in failing]
+    if verdict == "pass":
+        checks = [check("completes"), *(check(c) for c in failing)]
+    return run("normal.string-input", ["String input"], impl="agent_framework", version=version, mode=mode,
+               verdict=verdict, checks=checks)
+
+
+def test_clean_pass() -> None:
+    outcome = gate(document(run("normal.single-call", ["Single non-streaming call"])), [])
+    assert outcome.passed
+    assert outcome.exit_code == 0
+    assert "Gate passed: 0 failing check(s) not in the baseline, 0 baseline entries that now pass." in \
+        outcome.render()
+
+
+def test_a_failing_check_the_baseline_covers_passes_the_gate() -> None:
+    outcome = gate(document(_string_input("fail")), [_entry(versions_from="1.10.0", versions_until="1.13.0")])
+    assert outcome.passed
+    assert [k.check for k in outcome.known] == ["expect.requests"]
+
+
+def test_a_new_failure_fails_the_gate_and_is_listed() -> None:
+    doc = document(_string_input("fail", failing=("expect.requests", "no-orphans")))
+    outcome = gate(doc, [_entry()])
+    assert not outcome.passed
+    assert outcome.exit_code == 1
+    assert [(f.scenario, f.check, f.mode) for f in outcome.new_failures] == [
+        ("normal.string-input", "no-orphans", "non-streaming")]
+    text = outcome.render()
+    assert "Failing checks not in the baseline:\n  - normal.string-input · no-orphans · agent_framework 1.12.0 " \
+           "non-streaming [fail]: no user message" in text
+
+
+def test_an_entry_outside_its_release_range_does_not_cover_a_failure() -> None:
+    outcome = gate(document(_string_input("fail", version="1.13.0")), [_entry(versions_until="1.13.0")])
+    assert [f.check for f in outcome.new_failures] == ["expect.requests"]
+    assert outcome.unexercised == (_entry(versions_until="1.13.0"),)
+
+
+def test_xfail_checks_of_a_run_that_applied_a_baseline_are_failing_checks() -> None:
+    doc = document(_string_input("xfail"))
+    assert [f.verdict for f in gate(doc, []).new_failures] == ["xfail"]
+    assert gate(doc, [_entry()]).passed
+
+
+def test_a_stale_entry_fails_the_gate_and_is_listed() -> None:
+    outcome = gate(document(_string_input("pass")), [_entry(versions_from="1.10.0")])
+    assert not outcome.passed
+    assert not outcome.new_failures
+    [stale] = outcome.stale_entries
+    assert stale.passing_in == ("1.12.0 non-streaming",)
+    assert ("Baseline entries that now pass (remove them from the baseline):\n  - normal.string-input · "
+            "expect.requests · agent_framework non-streaming (version ≥ 1.10.0): passes on 1.12.0 non-streaming"
+            ) in outcome.render()
+
+
+def test_the_stale_marker_of_a_run_that_applied_a_baseline_is_not_a_new_failure() -> None:
+    passing = _string_input("pass")
+    passing["verdict"] = "fail"
+    passing["checks"].append(check("baseline", "fail", "known failure now passes"))
+    outcome = gate(document(passing), [_entry()])
+    assert not outcome.new_failures
+    assert len(outcome.stale_entries) == 1
+
+
+def test_entries_no_run_reaches_are_neither_stale_nor_failures() -> None:
+    na = run("normal.string-input", ["String input"], impl="agent_framework", verdict="n/a", reason="lacks it")
+    outcome = gate(document(na, filtered=True), [_entry(), _entry(mode="streaming")])
+    assert outcome.passed
+    assert len(outcome.unexercised) == 2
+    assert "Filtered run" in outcome.render()
+
+
+def test_per_scenario_known_failures_expand_to_one_entry_per_check_and_mode() -> None:
+    known = KnownFailure(scenario="normal.string-input", implementation="agent_framework",
+                         checks=["expect.requests", "script"], versions_from="1.10.0", versions_until="1.13.0",
+                         reason=REASON, reproduction="repro/agent_framework/string_input.py")
+    doc = document(_string_input("fail", failing=("expect.requests", "script")),
+                   _string_input("fail", mode="streaming", failing=("expect.requests",)),
+                   run("normal.string-input", ["String input"], impl="agent_framework", version="1.12.0",
+                       mode="streaming", verdict="pass", checks=[check("script")]))
+    outcome = gate(doc, [known])
+    assert not outcome.new_failures
+    # "script" passes in the streaming run: the per-check ratchet catches what the per-scenario xfail would not.
+    assert [(s.entry.check, s.entry.mode) for s in outcome.stale_entries] == [("script", "streaming")]
+
+
+def test_one_baseline_file_holds_both_formats(tmp_path: Path) -> None:
+    path = tmp_path / "baseline.yaml"
+    path.write_text(f"""
+check_failures:
+  - {{scenario: normal.single-call, check: no-orphans, implementation: reference, mode: streaming,
+     reason: "{REASON}"}}
+known_failures:
+  - scenario: normal.string-input
+    implementation: agent_framework
+    checks: [script, expect.requests]
+    modes: [non-streaming, streaming]
+    versions_from: 1.10.0
+    versions_until: 1.13.0
+    reason: "{REASON}"
+    reproduction: repro/agent_framework/string_input.py
+""")
+    entries = load_gate_baseline(path)
+    assert [(e.scenario, e.check, e.mode) for e in entries] == [
+        ("normal.single-call", "no-orphans", "streaming"),
+        ("normal.string-input", "script", "non-streaming"),
+        ("normal.string-input", "expect.requests", "non-streaming"),
+        ("normal.string-input", "script", "streaming"),
+        ("normal.string-input", "expect.requests", "streaming"),
+    ]
+    assert {e.versions_until for e in entries[1:]} == {"1.13.0"}
+
+
+def test_the_bundled_known_failures_file_loads_as_a_gate_baseline() -> None:
+    bundled = Path(__file__).resolve().parents[2] / "baselines" / "known-failures.yaml"
+    assert all(isinstance(e, CheckBaselineEntry) for e in load_gate_baseline(bundled))
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("check_failures:\n  - {scenario: a, check: b, implementation: c, mode: sideways, reason: too short}\n", "mode"),
+    ("check_failures: []\nextra: 1\n", "extra"),
+    ("check_failures:\n  - !!python/object:os.system {}\n", "could not determine a constructor"),
+    (f"check_failures:\n  - {{scenario: a, check: b, implementation: c, mode: streaming, versions_from: 2.0.0, "
+     f"versions_until: 1.0.0, reason: '{REASON}'}}\n", "empty release range"),
+])
+def test_malformed_baselines_are_rejected(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "baseline.yaml"
+    path.write_text(text)
+    with pytest.raises(BaselineError, match=problem):
+        load_gate_baseline(path)
+
+
+def test_gate_command_prints_both_lists_and_sets_the_exit_code(tmp_path: Path) -> None:
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(document(_string_input("fail", failing=("no-orphans",)))))
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text("check_failures:\n" + "".join(
+        f"  - {{scenario: normal.string-input, check: {c}, implementation: agent_framework, mode: non-streaming, "
+        f"reason: '{REASON}'}}\n" for c in ("expect.requests", "completes")))
+    out = io.StringIO()
+    assert gate_command(results, baseline, stdout=out) == 1
+    text = out.getvalue()
+    assert "normal.string-input · no-orphans" in text
+    assert "normal.string-input · completes · agent_framework non-streaming: passes on 1.12.0 non-streaming" in text
+    err = io.StringIO()
+    assert gate_command(tmp_path / "missing.json", baseline, stderr=err) == 2
+    assert "missing.json" in err.getvalue()

@@ -1,0 +1,94 @@
+"""The Markdown coverage report: every row of the spec, links to scenarios, gaps, the filtered-run banner."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from harness.reporting.coverage import build_coverage
+from harness.reporting.documents import parse_results_document
+from harness.reporting.markdown import render_markdown
+from harness.reporting.wording import FILTERED_BANNER
+from harness.spec_rows import SPEC_ROWS, SpecRow, parse_spec_rows
+
+from .helpers import SPEC_FILE, both_modes, check, document, run
+
+FEW_ROWS = document(
+    both_modes("normal.single-call", ["Single non-streaming call"]),
+    both_modes("normal.streaming-call", ["Streaming call"], impl="agent_framework", version="1.23.0"),
+    run("approval.approved-resume", ["Initial approval request", "Approved non-streaming resume"],
+        impl="agent_framework", version="1.23.0", verdict="fail",
+        checks=[check("completes"), check("inputs-unmutated", "fail", "the caller's input messages changed", turn=2)]),
+    run("normal.typo", ["Not a row of the spec"]),
+)
+
+
+def _table_rows(markdown: str) -> list[str]:
+    """First cells of the matrix tables' body rows (the Scenarios table at the end is left out)."""
+    body = markdown.split("# Gaps")[0]
+    return [line.split(" | ")[0].removeprefix("| ") for line in body.splitlines()
+            if line.startswith("| ") and not line.startswith("| Spec row")]
+
+
+@pytest.mark.skipif(not SPEC_FILE.exists(), reason=f"spec copy not found at {SPEC_FILE} (CI checks it out at "
+                                                    "../shared/spec beside the repository)")
+def test_lists_every_row_of_the_spec_when_results_cover_a_few() -> None:
+    rows = parse_spec_rows(SPEC_FILE.read_text(encoding="utf-8"))
+    assert len(rows) == 84
+    markdown = render_markdown(build_coverage(parse_results_document(FEW_ROWS), rows))
+    assert _table_rows(markdown) == [row.name.replace("|", "\\|") for row in rows]
+    for section in dict.fromkeys(row.section for row in rows):
+        assert f"\n## {section}\n" in markdown
+    assert "4 of 84 spec rows are covered by at least one scenario; 80 are not." in markdown
+    assert "## Rows no scenario covers (80)" in markdown
+
+
+def test_marks_cells_and_links_scenarios() -> None:
+    markdown = render_markdown(build_coverage(parse_results_document(FEW_ROWS), SPEC_ROWS))
+    single = next(line for line in markdown.splitlines() if line.startswith("| Single non-streaming call |"))
+    # reference non-streaming, reference streaming, agent_framework non-streaming, agent_framework streaming
+    assert single.split(" | ")[1:5] == ["✅", "✅", "·", "·"]
+    assert "[normal.single-call](#scenario-normal-single-call)" in single
+    assert '<a id="scenario-normal-single-call"></a>' in markdown
+    initial = next(line for line in markdown.splitlines() if line.startswith("| Initial approval request |"))
+    assert initial.split(" | ")[1:5] == ["·", "·", "❌", "·"]
+    assert ("  - inputs-unmutated (turn 2) [fail]: the caller's input messages changed" in markdown)
+
+
+def test_every_gap_list_is_present_and_names_its_items() -> None:
+    rows = (SpecRow("S", "Single non-streaming call"), SpecRow("S", "Streaming call"), SpecRow("S", "Orphan row"))
+    doc = document(
+        run("normal.single-call", ["Single non-streaming call"], verdict="n/a"),
+        run("normal.streaming", ["Streaming call"], verdict="xfail", reason="known failure: documented"),
+        run("normal.typo", ["Streaming cal"]),
+    )
+    markdown = render_markdown(build_coverage(parse_results_document(doc), rows))
+    assert "### Rows no scenario covers (1)\n\n_no scenario in these results names the row._\n\n- S › Orphan row" \
+        in markdown
+    assert "- [normal.typo](#scenario-normal-typo) names “Streaming cal”" in markdown
+    assert "### Rows covered only by known failures (1)" in markdown
+    assert "- S › Streaming call: reference 0.1.0 non-streaming" in markdown
+    assert "- S › Single non-streaming call, reference 0.1.0 non-streaming: normal.single-call" in markdown
+    assert "### Scenarios covering no row (0)" in markdown
+
+
+def test_a_filtered_run_says_so_first_and_never_claims_full_coverage() -> None:
+    everything = [run(f"s{i}", [row.name]) for i, row in enumerate(SPEC_ROWS)]
+    full = render_markdown(build_coverage(parse_results_document(document(*everything)), SPEC_ROWS))
+    assert "All 84 spec rows are covered by at least one scenario." in full
+    assert FILTERED_BANNER not in full
+
+    filtered = render_markdown(build_coverage(parse_results_document(document(*everything, filtered=True)),
+                                              SPEC_ROWS))
+    head = filtered.splitlines()[:4]
+    assert head[2] == f"> ⚠️ **{FILTERED_BANNER}**"
+    assert "All 84" not in filtered
+    assert re.search(r"84 of 84 spec rows are named by a scenario in this filtered selection; coverage of the full "
+                     r"suite is not established\.", filtered)
+
+
+def test_heading_level_nests_the_report_under_a_spec_heading() -> None:
+    markdown = render_markdown(build_coverage(parse_results_document(FEW_ROWS), SPEC_ROWS), heading_level=3)
+    assert markdown.startswith("### Spec coverage\n")
+    assert "\n#### Normal function invocation\n" in markdown
