@@ -53,9 +53,10 @@ def content_form(content: Content) -> dict[str, Any]:
         body = {"call_id": content.function_call.call_id, "approved": content.approved, "id": content.id,
                 "function_call": call_form(content.function_call)}
     elif isinstance(content, UserInputRequest):
+        # Only the call id: implementations differ in how much of the paused call they repeat in the request.
         body = {"id": content.id}
         if content.function_call is not None:
-            body |= {"call_id": content.function_call.call_id, "function_call": call_form(content.function_call)}
+            body["call_id"] = content.function_call.call_id
         if content.payload is not None:
             body["payload"] = content.payload
     else:

@@ -175,7 +175,7 @@ class AgentFrameworkAdapter:
         self.version = FEATURES.version
         capabilities: set[Capability] = {
             "approval", "declaration-only", "middleware-termination", "invocation-kwargs", "hosted-tools",
-            "reasoning", "sessions",
+            "reasoning", "sessions", "user-input",
         }
         if FEATURES.context_add_tools:
             capabilities.add("runtime-tool-changes")

@@ -137,9 +137,23 @@ def from_framework(content: Any) -> list[Content]:
     if kind == "usage":
         details = cast(Mapping[str, Any], content.usage_details or {})
         return [Usage(int(details.get("input_token_count") or 0), int(details.get("output_token_count") or 0))]
+    if kind == "oauth_consent_request":
+        return [_consent_request(content)]
     if getattr(content, "user_input_request", False):
         return [UserInputRequest(str(getattr(content, "id", "") or ""), None, {"type": kind})]
     return [Text(f"[unsupported {kind} content]")]
+
+
+def _consent_request(content: Any) -> UserInputRequest:
+    """A tool's request for more input; the harness's tool adapter puts the scripted payload in its link."""
+    link = str(getattr(content, "consent_link", "") or "")
+    try:
+        payload: JSON = json.loads(link) if link.startswith(("{", "[")) else link
+    except ValueError:
+        payload = link
+    call_id = getattr(content, "call_id", None)
+    call = FunctionCall(str(call_id), "") if call_id else None
+    return UserInputRequest(str(getattr(content, "id", "") or ""), call, payload)
 
 
 def _call_contents(content: Any) -> list[Content]:

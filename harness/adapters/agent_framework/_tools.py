@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import contextvars
+import json
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent_framework import FunctionInvocationContext, FunctionMiddleware, FunctionTool, MiddlewareTermination
+from agent_framework import (
+    Content,
+    FunctionInvocationContext,
+    FunctionMiddleware,
+    FunctionTool,
+    MiddlewareTermination,
+    UserInputRequiredException,
+)
 from fakes.tools import ScriptedTool
 from harness.adapters.agent_framework._features import FEATURES
 from harness.contents import JSON
@@ -59,10 +67,19 @@ def _function_tool(tool: ScriptedTool, catalogue: Mapping[str, FunctionTool]) ->
     )
 
 
+def _input_request(payload: JSON) -> Content:
+    link = payload if isinstance(payload, str) else json.dumps(payload, sort_keys=True)
+    return Content.from_oauth_consent_request(link)
+
+
 def _body(tool: ScriptedTool, catalogue: Mapping[str, FunctionTool]) -> Callable[..., Awaitable[Any]]:
     def run(arguments: dict[str, JSON], context: Any) -> JSON:
         scope = _SCOPE.get()
         outcome = tool.invoke(arguments, scope.call_id if scope else None)
+        if outcome.input_requests:
+            # The framework pauses only for contents that are user-input requests; a consent request is the
+            # generic one it offers, and its link carries the scripted payload.
+            raise UserInputRequiredException([_input_request(p) for p in outcome.input_requests])
         if scope is not None and outcome.terminate:
             scope.terminate = True
         if outcome.add_tools and context is not None:
