@@ -115,3 +115,15 @@ def test_updates_keep_message_id_role_and_finish_reason() -> None:
     assert framework.message_id == "m-1"
     assert framework.response_id == "resp-1"
     assert update_from_framework(framework) == update
+
+
+def test_tool_input_request_becomes_user_input_request_with_its_payload() -> None:
+    consent = FwContent.from_oauth_consent_request('{"slot": "morning"}')
+    consent.call_id = "c1"
+    consent.id = "occ-1"
+    assert from_framework(consent) == [UserInputRequest("occ-1", FunctionCall("c1", ""), {"slot": "morning"})]
+
+
+def test_tool_input_request_with_a_plain_link() -> None:
+    consent = FwContent.from_oauth_consent_request("https://consent.example/1")
+    assert from_framework(consent) == [UserInputRequest("", None, "https://consent.example/1")]
