@@ -104,7 +104,8 @@ def _script(record: RunRecord) -> CheckResult:
 async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode) -> ScenarioResult:
     """Run and judge one scenario × implementation × mode. Never raises for the loop's misbehaviour."""
     base = ScenarioResult(scenario.id, scenario.spec.title, tuple(scenario.spec.spec), scenario.section,
-                          adapter.name, adapter.version, mode, "pass", path=str(scenario.path), line=scenario.line)
+                          adapter.name, adapter.version, mode, "pass", path=str(scenario.path), line=scenario.line,
+                          turn_lines=tuple(turn.line for turn in scenario.turns))
     missing = sorted(set(scenario.spec.requires) - set(adapter.capabilities))
     if missing:
         return replace(base, verdict="n/a", reason=f"{adapter.name} lacks capability: {', '.join(missing)}")

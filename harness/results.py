@@ -55,6 +55,7 @@ class ScenarioResult:
     line: int = 0
     reason: str = ""  # why n/a or error
     log: tuple[str, ...] = ()
+    turn_lines: tuple[int, ...] = ()  # where each turn starts in the scenario file
     transcript: tuple[dict[str, Any], ...] = field(default=(), compare=False)
 
     def failed_checks(self) -> list[CheckResult]:

@@ -46,7 +46,7 @@ def test_run_fails_with_details_when_an_expectation_breaks(tmp_path: Path, capsy
     assert main(args) == 1
     printed = capsys.readouterr().out
     assert "FAIL normal.single-call [reference, non-streaming]" in printed
-    assert "turn 1, check expect.model-calls: 2 model calls, expected 3" in printed
+    assert "turn 1 (line 15), check expect.model-calls: 2 model calls, expected 3" in printed
 
 
 def test_malformed_file_is_reported_and_the_rest_still_runs(tmp_path: Path,

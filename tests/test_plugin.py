@@ -54,7 +54,7 @@ def test_failure_names_turn_check_and_yaml_location(pytester: pytest.Pytester) -
     result.stdout.fnmatch_lines([
         "FAIL normal.single-call [[]reference, non-streaming[]]",
         f"  scenario: {path}:1",
-        "  - turn 1, check expect.response: [[]2[]].contents[[]0[]].text: differs: expected \"It rains.\"*",
+        "  - turn 1 (line 15), check expect.response: [[]2[]].contents[[]0[]].text: differs: expected \"It rains.\"*",
     ])
     assert "Traceback" not in result.stdout.str()
 

@@ -16,15 +16,18 @@ def render_failure(result: ScenarioResult, *, verbose: bool = False) -> str:
         lines.append(f"  reason: {result.reason}")
     for check in result.checks:
         if check.verdict in ("fail", "error"):
-            lines.extend(_check_lines(check, verbose=verbose))
+            lines.extend(_check_lines(check, result.turn_lines, verbose=verbose))
     if result.log:
         lines.append("  implementation log:")
         lines.extend(f"    {line}" for line in result.log)
     return "\n".join(lines)
 
 
-def _check_lines(check: CheckResult, *, verbose: bool) -> list[str]:
-    where = f"turn {check.turn}, " if check.turn else ""
+def _check_lines(check: CheckResult, turn_lines: Sequence[int], *, verbose: bool) -> list[str]:
+    where = ""
+    if check.turn:
+        line = turn_lines[check.turn - 1] if check.turn <= len(turn_lines) else None
+        where = f"turn {check.turn} (line {line}), " if line else f"turn {check.turn}, "
     lines = [f"  - {where}check {check.id}: {check.message}"]
     if len(check.details) > 1:
         lines.extend(f"      {detail}" for detail in check.details)
