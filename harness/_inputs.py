@@ -28,9 +28,7 @@ def build_input(turn: Turn, earlier: Sequence[TurnRecord], labels: dict[str, tup
             contents = tuple(build_content(c, calls) for c in item.message.contents)
             messages.append(Message(item.message.role, contents))
         elif item.history is not None:
-            for record in earlier:
-                messages.extend(record.input_messages())
-                messages.extend(record.response_messages())
+            messages.extend(conversation_so_far(earlier))
         elif item.approvals is not None:
             decisions: list[Content] = []
             for ref, decision in item.approvals.items():
@@ -38,6 +36,19 @@ def build_input(turn: Turn, earlier: Sequence[TurnRecord], labels: dict[str, tup
                 decisions.append(ApprovalResponse(request.id, decision == "approve", request.function_call))
             messages.append(Message("user", tuple(decisions)))
     return tuple(messages)
+
+
+def conversation_so_far(earlier: Sequence[TurnRecord]) -> list[Message]:
+    """What a caller keeping its own history holds after the earlier turns: every input and response, once.
+
+    A turn whose input already replayed the conversation restarts the transcript from that input.
+    """
+    transcript: list[Message] = []
+    for record in earlier:
+        inputs = list(record.input_messages())
+        transcript = inputs if record.replays_history else [*transcript, *inputs]
+        transcript.extend(record.response_messages())
+    return transcript
 
 
 def _find_request(ref: str, earlier: Sequence[TurnRecord], labels: dict[str, tuple[str, int]]) -> ApprovalRequest:

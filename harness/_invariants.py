@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness._approval_checks import APPROVAL_INVARIANTS
 from harness._records import RunRecord, TurnRecord
 from harness._transcript import messages_form, normalised_flow, render_flow
 from harness.adapters.reference.loop import DEFAULT_MAX_ITERATIONS
@@ -303,4 +304,5 @@ INVARIANTS = (
     check_stream_agreement,
     check_parallel_order,
     check_bounded,
+    *APPROVAL_INVARIANTS,
 )

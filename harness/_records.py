@@ -23,6 +23,7 @@ class TurnRecord:
     unused: tuple[ModelStep, ...]
     violations: tuple[ScriptViolation, ...]
     crash: str | None = None  # the loop raised out of run_turn, or hung
+    replays_history: bool = False  # the caller's input began with the conversation so far
 
     def input_messages(self) -> tuple[Message, ...]:
         if isinstance(self.caller_input, str):

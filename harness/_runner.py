@@ -47,6 +47,7 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
                 tuple(provider.requests[requests_before:]), tuple(toolbox.executions[executions_before:]),
                 tuple(provider.served_steps()), tuple(provider.unused_steps()),
                 tuple(v for v in provider.violations if v.turn == turn.index), crash,
+                replays_history=not isinstance(turn.spec.input, str) and any(i.history for i in turn.spec.input),
             ))
             if crash is not None:
                 break

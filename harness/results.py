@@ -16,6 +16,11 @@ INVARIANT_CHECKS = (
     "stream-agreement",
     "parallel-order",
     "bounded",
+    "rejected-never-runs",
+    "approved-once",
+    "rejection-call-id",
+    "approval-inert",
+    "no-approval-wrappers-to-model",
 )
 RUN_CHECKS = ("completes", "script")
 EXPECT_CHECKS = (

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 from negative_controls import CONTROLS, SCENARIOS, NegativeControl, adapter_for
+from negative_controls_approval import APPROVAL_CONTROLS
 
 from harness import MODES, Mode, Scenario, ScenarioResult, load_scenario, run_scenario
+from harness._approval_checks import APPROVAL_CHECKS, NO_APPROVALS
 from harness.adapters.reference import ReferenceAdapter
 from harness.adapters.reference.loop import ReferenceLoop
 from harness.results import EXPECT_CHECKS, INVARIANT_CHECKS, RUN_CHECKS
@@ -65,7 +67,8 @@ async def test_bounded_control_is_caught_by_the_bound_not_the_timeout(mode: Mode
 
 
 def test_every_invariant_and_the_script_check_has_a_control() -> None:
-    assert {control.check for control in CONTROLS} >= set(INVARIANT_CHECKS) | {"script"}
+    checks = {control.check for control in CONTROLS} | {control.check for control in APPROVAL_CONTROLS}
+    assert checks >= set(INVARIANT_CHECKS) | {"script"}
 
 
 def test_controls_are_distinct_one_line_documented_reference_subclasses() -> None:
@@ -82,7 +85,9 @@ SCENARIO_FILES = sorted(SCENARIOS.glob("*.yaml"))
 
 
 def test_control_scenarios_are_all_used() -> None:
-    assert {control.scenario_path for control in CONTROLS} == set(SCENARIO_FILES)
+    used = {control.scenario_path for control in CONTROLS}
+    used |= {path for control in APPROVAL_CONTROLS for path in control.scenario_paths}
+    assert used == set(SCENARIO_FILES)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -95,4 +100,7 @@ async def test_reference_passes_every_check(path: Path, mode: Mode, adapter: Ref
     verdicts = {check.id: check.verdict for check in result.checks}
     assert set(INVARIANT_CHECKS) | set(RUN_CHECKS) <= set(verdicts)
     expected_na = {"stream-agreement"} if mode == "non-streaming" else set()
+    if not path.name.startswith("approval-"):  # the approval checks apply only where approvals happen
+        expected_na |= set(APPROVAL_CHECKS)
+        assert all(c.message == NO_APPROVALS for c in result.checks if c.id in APPROVAL_CHECKS)
     assert {cid for cid, verdict in verdicts.items() if verdict != "pass"} == expected_na

@@ -1,0 +1,510 @@
+"""The approval invariants, checked on every run: what the caller decides is what happens, exactly once.
+
+A caller answers an approval request with an `ApprovalResponse` in a later turn's input (or in the history a session
+keeps). Five promises follow, each its own check:
+
+* `rejected-never-runs` — a rejected call never executes, in the turn its rejection arrives or any later one;
+* `approved-once` — an approved call executes exactly once across all turns: not before its approval, not twice;
+* `rejection-call-id` — a rejection produces a function_result carrying the call's own call_id (not only the
+  approval request's id), in the response of the turn the rejection first arrives and in what that turn's model
+  calls receive;
+* `approval-inert` — a decision whose call already has its terminal result is inert: replaying it on a later turn
+  causes no execution and no new result;
+* `no-approval-wrappers-to-model` — approval requests and responses never reach the model, except hosted ones
+  (`server_label` set), which are the provider's own protocol data.
+
+Calls are correlated by occurrence, not by id alone: a model may reuse a call id, so a decision belongs to the
+approval request it answers (matched by request id, then by order among requests with the same ids), and an
+execution is attributed by call id when the implementation reports one, else by tool name and arguments. An
+execution is blamed on a decision only when it exceeds what the turn legitimately runs: the pending approved
+decisions of the turn and the model's ungated calls of the turn. Hosted approvals run at the provider, so only the
+last check looks at them. A run without any approval gets `n/a` from every check.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from fakes.tools import ToolExecution
+from harness._records import RunRecord, TurnRecord
+from harness.contents import (
+    ApprovalRequest,
+    ApprovalResponse,
+    FunctionCall,
+    FunctionResult,
+    Message,
+    UserInputRequest,
+    fold_updates,
+)
+from harness.results import CheckResult
+
+REJECTED_NEVER_RUNS = "rejected-never-runs"
+APPROVED_ONCE = "approved-once"
+REJECTION_CALL_ID = "rejection-call-id"
+APPROVAL_INERT = "approval-inert"
+NO_APPROVAL_WRAPPERS_TO_MODEL = "no-approval-wrappers-to-model"
+
+APPROVAL_CHECKS = (
+    REJECTED_NEVER_RUNS,
+    APPROVED_ONCE,
+    REJECTION_CALL_ID,
+    APPROVAL_INERT,
+    NO_APPROVAL_WRAPPERS_TO_MODEL,
+)
+
+NO_APPROVALS = "the run has no approval requests or decisions"
+
+# How an execution is matched to a call: ("id", call id), or ("args", tool, canonical arguments) when the
+# implementation does not report the call id of an execution.
+_Key = tuple[str, ...]
+
+
+def _id_key(call_id: str) -> _Key:
+    return ("id", call_id)
+
+
+def _args_key(name: str, arguments: object) -> _Key:
+    return ("args", name, json.dumps(arguments, sort_keys=True, default=str))
+
+
+def _call_key(call: FunctionCall, by_id: bool) -> _Key:
+    return _id_key(call.call_id) if by_id else _args_key(call.name, call.arguments)
+
+
+def _execution_key(execution: ToolExecution) -> _Key:
+    if execution.call_id is not None:
+        return _id_key(execution.call_id)
+    return _args_key(execution.tool, execution.arguments)
+
+
+def _describe(call: FunctionCall) -> str:
+    arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(dict(call.arguments), sort_keys=True)
+    return f"'{call.call_id}' ({call.name} {arguments})"
+
+
+def _hosted(content: ApprovalRequest | ApprovalResponse) -> bool:
+    return content.function_call.server_label is not None
+
+
+# --- reading one message sequence by occurrence --------------------------------------------------------------
+
+
+@dataclass
+class _Occurrence:
+    """One call occurrence in a message sequence; results close the earliest open one with their id."""
+
+    call: FunctionCall
+    requests: list[tuple[str, int]] = field(default_factory=lambda: [])  # (request id, rank of (id, call id))
+    decided: bool = False
+    closed: bool = False
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A decision as it stands in one message sequence: the occurrence it answers, and that request's rank."""
+
+    response: ApprovalResponse
+    occurrence: _Occurrence
+    rank: int | None  # among requests with the same (id, call id) in the sequence; None: no request in it
+
+
+def _find(occurrences: Sequence[_Occurrence], call_id: str, accept: Callable[[_Occurrence], bool],
+          *, latest: bool = False) -> _Occurrence | None:
+    ordered = reversed(occurrences) if latest else iter(occurrences)
+    return next((o for o in ordered if o.call.call_id == call_id and accept(o)), None)
+
+
+def _read_decisions(messages: Sequence[Message]) -> list[_Read]:
+    """Every decision in `messages`, each tied to the call occurrence it answers (closed: it has its result).
+
+    A request binds to the earliest open occurrence of its call id without a request; a decision answers the
+    occurrence its request id is bound to, else the earliest open undecided occurrence of its call id, else the
+    latest occurrence of that id (a decision on an answered call), else the call it embeds (hand-written history).
+    """
+    occurrences: list[_Occurrence] = []
+    ranks: Counter[tuple[str, str]] = Counter()
+    decisions: list[_Read] = []
+    for message in messages:
+        for content in message.contents:
+            if isinstance(content, FunctionCall):
+                occurrences.append(_Occurrence(content))
+            elif isinstance(content, FunctionResult):
+                match = _find(occurrences, content.call_id, lambda o: not o.closed)
+                if match is not None:
+                    match.closed = True
+            elif isinstance(content, ApprovalRequest):
+                call_id = content.function_call.call_id
+                target = (_find(occurrences, call_id, lambda o: not o.closed and not o.requests)
+                          or _find(occurrences, call_id, lambda o: not o.closed, latest=True)
+                          or _find(occurrences, call_id, lambda o: True, latest=True))
+                if target is None:
+                    target = _Occurrence(content.function_call)
+                    occurrences.append(target)
+                pair = (content.id, call_id)
+                target.requests.append((content.id, ranks[pair]))
+                ranks[pair] += 1
+            elif isinstance(content, ApprovalResponse):
+                decisions.append(_read_decision(content, occurrences))
+    return decisions
+
+
+def _read_decision(response: ApprovalResponse, occurrences: list[_Occurrence]) -> _Read:
+    call_id = response.function_call.call_id
+    for occurrence in reversed(occurrences):
+        ranks = [rank for request_id, rank in occurrence.requests if request_id == response.id]
+        if occurrence.call.call_id == call_id and ranks:
+            occurrence.decided = True
+            return _Read(response, occurrence, ranks[-1])
+    target = (_find(occurrences, call_id, lambda o: not o.closed and not o.decided)
+              or _find(occurrences, call_id, lambda o: True, latest=True))
+    if target is None:
+        target = _Occurrence(response.function_call)
+        occurrences.append(target)
+    target.decided = True
+    return _Read(response, target, None)
+
+
+def _open_calls(messages: Sequence[Message]) -> list[FunctionCall]:
+    """Calls in `messages` left without a result, matching reused ids by occurrence in order."""
+    occurrences: list[_Occurrence] = []
+    for message in messages:
+        for content in message.contents:
+            if isinstance(content, FunctionCall):
+                occurrences.append(_Occurrence(content))
+            elif isinstance(content, FunctionResult):
+                match = _find(occurrences, content.call_id, lambda o: not o.closed)
+                if match is not None:
+                    match.closed = True
+    return [o.call for o in occurrences if not o.closed]
+
+
+# --- the run, decision by decision ----------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class _Target:
+    """One approval-gated call occurrence: the approval request a response returned for it (or, for a decision
+    on a request no response returned, the decided call itself)."""
+
+    call: FunctionCall
+    request_id: str
+    request_turn: int | None  # None: the caller decided on a request this run never returned
+    first: int | None = None  # the turn whose input first holds a decision on it
+    approved: bool | None = None  # that first decision; it binds
+    pending_in: list[int] = field(default_factory=lambda: [])  # turns whose input decides it without its result
+    executions: int = 0
+    allowed: int = 1  # one more execution per pause for user input after an execution
+
+    def key(self, by_id: bool) -> _Key:
+        return _call_key(self.call, by_id)
+
+
+@dataclass(frozen=True)
+class _Decided:
+    target: _Target
+    approved: bool
+    terminal: bool  # the input of this turn already holds the result of the call occurrence it answers
+
+
+class _Analysis:
+    """Walks the run turn by turn and collects the failures of the first four checks."""
+
+    def __init__(self, run: RunRecord) -> None:
+        self.run = run
+        self.failures: dict[str, list[CheckResult]] = {check: [] for check in APPROVAL_CHECKS}
+        self.targets: list[_Target] = []
+        self.handwritten: dict[tuple[str, str, str], _Target] = {}
+        specs = {tool.name: tool for tool in run.scenario.tools}
+        self.gated_tools = {name for name, spec in specs.items() if spec.approval_required}
+        self.runnable_tools = {name for name, spec in specs.items() if not spec.declaration_only and spec.offered}
+        for turn in run.turns:
+            for content in _contents(turn.response_messages()):
+                if isinstance(content, ApprovalRequest) and not _hosted(content):
+                    self.targets.append(_Target(content.function_call, content.id, turn.index))
+        for turn in run.turns:
+            self._turn(turn)
+        self._never_executed()
+
+    def fail(self, check: str, turn: int | None, message: str) -> None:
+        self.failures[check].append(CheckResult(check, "fail", message, None if turn is None else turn + 1))
+
+    # --- decisions -------------------------------------------------------------------------------------------
+
+    def _target_for(self, read: _Read, turn: int) -> _Target:
+        response = read.response
+        call = response.function_call
+        issued = [t for t in self.targets if t.request_turn is not None and t.request_turn < turn]
+        same = [t for t in issued if t.request_id == response.id and t.call.call_id == call.call_id]
+        if same:
+            return same[read.rank] if read.rank is not None and read.rank < len(same) else same[-1]
+        # A decision under another id than the request's: the latest request for the same call.
+        same_call = [t for t in issued if t.call.call_id == call.call_id and t.call.name == call.name]
+        if same_call:
+            return same_call[-1]
+        key = (response.id, call.call_id, _args_key(call.name, call.arguments)[2])
+        if key not in self.handwritten:
+            self.handwritten[key] = _Target(call, response.id, None)
+        return self.handwritten[key]
+
+    def _decisions(self, turn: TurnRecord) -> list[_Decided]:
+        decided: dict[int, _Decided] = {}
+        for read in _read_decisions(_loop_input(self.run, turn)):
+            if _hosted(read.response):
+                continue
+            target = self._target_for(read, turn.index)
+            if id(target) in decided:
+                continue  # the first mention in this input is the one that counts
+            decided[id(target)] = _Decided(target, read.response.approved, read.occurrence.closed)
+            if target.first is None:
+                target.first, target.approved = turn.index, read.response.approved
+            if not read.occurrence.closed:
+                target.pending_in.append(turn.index)
+        return list(decided.values())
+
+    # --- one turn --------------------------------------------------------------------------------------------
+
+    def _turn(self, turn: TurnRecord) -> None:
+        decided = self._decisions(turn)
+        runnable = [d.target for d in decided if not d.terminal and d.approved and d.target.approved]
+        free = self._ungated_calls(turn)
+        executed = Counter(_execution_key(e) for e in turn.executions)
+        for key, count in executed.items():
+            by_id = key[0] == "id"
+            runners = [t for t in runnable if t.key(by_id) == key]
+            for target in runners[:count]:
+                target.executions += 1
+            excess = count - len(runners) - sum(1 for call in free if _call_key(call, by_id) == key)
+            if excess > 0:
+                self._blame(turn, key, excess, decided)
+        self._pauses_for_input(turn, runnable)
+        self._rejections(turn, decided)
+        self._inert_results(turn, decided, free)
+
+    def _ungated_calls(self, turn: TurnRecord) -> list[FunctionCall]:
+        """The model's calls of this turn that may run in it: actionable, not approval-gated."""
+        requested = Counter((c.function_call.call_id, c.function_call.name) for c in _contents(turn.response_messages())
+                            if isinstance(c, ApprovalRequest) and not _hosted(c))
+        free: list[FunctionCall] = []
+        for call in turn.served_calls():
+            if requested[(call.call_id, call.name)] > 0:
+                requested[(call.call_id, call.name)] -= 1
+            elif not (call.informational_only or call.server_label is not None or call.name in self.gated_tools):
+                free.append(call)
+        return free
+
+    def _blame(self, turn: TurnRecord, key: _Key, excess: int, decided: list[_Decided]) -> None:
+        by_id = key[0] == "id"
+        k = turn.index
+        candidates = [t for t in [*self.targets, *self.handwritten.values()] if t.key(by_id) == key]
+        terminal_here = {id(d.target) for d in decided if d.terminal}
+        times = f"{excess} time(s)" if excess > 1 else "once"
+        rejected = [t for t in candidates if t.approved is False and t.first is not None and t.first <= k]
+        if rejected:
+            target = rejected[0]
+            self.fail(REJECTED_NEVER_RUNS, k, f"call {_describe(target.call)} was rejected in turn "
+                                              f"{(target.first or 0) + 1} but executed {times} in turn {k + 1}")
+            if id(target) in terminal_here:
+                self.fail(APPROVAL_INERT, k, f"the replayed rejection of call {_describe(target.call)}, whose "
+                                             f"result the input already holds, executed it {times}")
+            return
+        approved = [t for t in candidates if t.approved]
+        replayed = [t for t in approved if id(t) in terminal_here]
+        if replayed:
+            target = replayed[0]
+            target.executions += excess
+            self.fail(APPROVAL_INERT, k, f"the replayed approval of call {_describe(target.call)}, whose result the "
+                                         f"input already holds, executed it again ({times}) in turn {k + 1}")
+            if target.executions > target.allowed:
+                self._too_often(target, k)
+            return
+        if approved:
+            target = next((t for t in approved if t.executions >= t.allowed), approved[0])
+            target.executions += excess
+            if target.executions > target.allowed:
+                self._too_often(target, k)
+            return
+        early = [t for t in candidates if t.request_turn is not None and t.request_turn <= k
+                 and (t.first is None or t.first > k)]
+        if early:
+            target = early[0]
+            self.fail(APPROVED_ONCE, k, f"call {_describe(target.call)} executed {times} in turn {k + 1}, before "
+                                        "the caller approved it")
+            return
+        if any(c.name in self.gated_tools and _call_key(c, by_id) == key
+               for t in self.run.turns[: k + 1] for c in t.served_calls()):
+            self.fail(APPROVED_ONCE, k, f"a call needing approval ({_key_text(key)}) executed {times} in turn "
+                                        f"{k + 1} without any approval")
+
+    def _too_often(self, target: _Target, turn: int) -> None:
+        decided_in = target.first + 1 if target.first is not None else "?"
+        self.fail(APPROVED_ONCE, turn, f"call {_describe(target.call)}, approved in turn {decided_in}, has executed "
+                                       f"{target.executions} times by turn {turn + 1}")
+
+    def _pauses_for_input(self, turn: TurnRecord, runnable: list[_Target]) -> None:
+        """A tool that ran and asked the caller for more input may run again once answered."""
+        response = _contents(turn.response_messages())
+        paused = {c.function_call.call_id for c in response
+                  if isinstance(c, UserInputRequest) and c.function_call is not None}
+        answered = {c.call_id for c in response if isinstance(c, FunctionResult)}
+        for target in runnable:
+            if target.call.call_id in paused - answered and target.executions >= target.allowed:
+                target.allowed += 1
+
+    def _never_executed(self) -> None:
+        crashed = [t.index for t in self.run.turns if t.crash is not None or t.view.error is not None]
+        for target in [*self.targets, *self.handwritten.values()]:
+            if not target.approved or not target.pending_in or target.executions:
+                continue
+            if target.call.name not in self.runnable_tools:
+                continue  # nothing local to run: a declaration-only or unknown tool
+            if any(turn >= target.pending_in[0] for turn in crashed):
+                continue  # the turn ended in an error; `completes` or the scenario judges that
+            self.fail(APPROVED_ONCE, target.pending_in[0],
+                      f"call {_describe(target.call)} was approved in turn {target.pending_in[0] + 1} but never "
+                      "executed")
+
+    # --- results ---------------------------------------------------------------------------------------------
+
+    def _rejections(self, turn: TurnRecord, decided: list[_Decided]) -> None:
+        """A rejection arriving in this turn gets a result under the call's own id, seen by caller and model."""
+        new = [d.target for d in decided if not d.terminal and not d.approved and d.target.first == turn.index]
+        if not new:
+            return
+        pending = Counter(d.target.call.call_id for d in decided if not d.terminal)
+        paused = {c.function_call.call_id for c in _contents(turn.response_messages())
+                  if isinstance(c, UserInputRequest) and c.function_call is not None}
+        results = Counter(c.call_id for c in _contents(turn.response_messages()) if isinstance(c, FunctionResult))
+        reported: set[str] = set()
+        for target in new:
+            call_id = target.call.call_id
+            if turn.view.response is not None and call_id not in reported:
+                wanted = pending[call_id] - (1 if call_id in paused else 0)
+                if results[call_id] < wanted:
+                    reported.add(call_id)
+                    self.fail(REJECTION_CALL_ID, turn.index,
+                              f"call {_describe(target.call)} was rejected in turn {turn.index + 1}, but the turn's "
+                              f"response holds {results[call_id]} function_result(s) with call id '{call_id}' for "
+                              f"{wanted} decision(s)" + _approval_id_note(target, results))
+            for request in turn.requests:
+                open_ids = {c.call_id for c in _open_calls(request.messages)}
+                sent = Counter(c.call_id for c in _contents(request.messages) if isinstance(c, FunctionResult))
+                if call_id in open_ids or (target.request_id != call_id and sent[target.request_id]):
+                    self.fail(REJECTION_CALL_ID, turn.index,
+                              f"model call #{request.number} received the rejected call {_describe(target.call)} "
+                              "without a function_result under its call id" + _approval_id_note(target, sent))
+
+    def _inert_results(self, turn: TurnRecord, decided: list[_Decided], free: list[FunctionCall]) -> None:
+        """No new result for a decision whose call already has one in the input."""
+        terminal = [d.target for d in decided if d.terminal]
+        if not terminal or turn.view.response is None:
+            return
+        results = Counter(c.call_id for c in _contents(turn.response_messages()) if isinstance(c, FunctionResult))
+        legit: Counter[str] = Counter(d.target.call.call_id for d in decided if not d.terminal)
+        legit.update(call.call_id for call in free)
+        legit.update(c.call_id for step in turn.served for m in step.response.messages for c in m.contents
+                     if isinstance(c, FunctionResult))
+        for call_id in dict.fromkeys(t.call.call_id for t in terminal):
+            extra = results[call_id] - legit[call_id]
+            if extra > 0:
+                target = next(t for t in terminal if t.call.call_id == call_id)
+                self.fail(APPROVAL_INERT, turn.index,
+                          f"turn {turn.index + 1} replays the decision on call {_describe(target.call)}, whose "
+                          f"result its input already holds, and its response holds {extra} new result(s) for it")
+
+
+def _approval_id_note(target: _Target, results: Counter[str]) -> str:
+    if target.request_id != target.call.call_id and results[target.request_id]:
+        return f"; a result carries the approval request id '{target.request_id}' instead"
+    return ""
+
+
+def _key_text(key: _Key) -> str:
+    return f"call id '{key[1]}'" if key[0] == "id" else f"{key[1]} {key[2]}"
+
+
+def _contents(messages: Sequence[Message]) -> list[object]:
+    return [c for m in messages for c in m.contents]
+
+
+def _loop_input(run: RunRecord, turn: TurnRecord) -> tuple[Message, ...]:
+    """What the loop works from in `turn`: the caller's input, after the session's history when one is kept."""
+    if not run.scenario.spec.session:
+        return turn.input_messages()
+    earlier = tuple(m for t in run.turns[: turn.index] for m in t.input_messages() + t.response_messages())
+    return earlier + turn.input_messages()
+
+
+def _has_approvals(run: RunRecord) -> bool:
+    gated = {tool.name for tool in run.scenario.tools if tool.approval_required}
+    for turn in run.turns:
+        sources: list[Sequence[Message]] = [turn.input_messages(), turn.response_messages(),
+                                            fold_updates(turn.view.updates).messages]
+        sources.extend(request.messages for request in turn.requests)
+        sources.extend(step.response.messages for step in turn.served)
+        if any(isinstance(c, ApprovalRequest | ApprovalResponse) for s in sources for c in _contents(s)):
+            return True
+        if any(c.name in gated and not c.informational_only and c.server_label is None
+               for c in turn.served_calls()):
+            return True
+    return False
+
+
+def _analysed(check: str) -> Callable[[RunRecord], list[CheckResult]]:
+    def run_check(run: RunRecord) -> list[CheckResult]:
+        if not _has_approvals(run):
+            return [CheckResult(check, "n/a", NO_APPROVALS)]
+        return _Analysis(run).failures[check] or [CheckResult(check, "pass")]
+
+    return run_check
+
+
+# --- the checks -----------------------------------------------------------------------------------------------
+
+
+def check_rejected_never_runs(run: RunRecord) -> list[CheckResult]:
+    """A call the caller rejected never executes, in the turn the rejection arrives or any later one."""
+    return _analysed(REJECTED_NEVER_RUNS)(run)
+
+
+def check_approved_once(run: RunRecord) -> list[CheckResult]:
+    """An approved call executes exactly once across all turns: not before its approval, not twice after it."""
+    return _analysed(APPROVED_ONCE)(run)
+
+
+def check_rejection_call_id(run: RunRecord) -> list[CheckResult]:
+    """A rejection's function_result carries the call's own call id, for the caller and for the model."""
+    return _analysed(REJECTION_CALL_ID)(run)
+
+
+def check_approval_inert(run: RunRecord) -> list[CheckResult]:
+    """A decision whose call already has its result causes no execution and no new result when replayed."""
+    return _analysed(APPROVAL_INERT)(run)
+
+
+def check_no_approval_wrappers_to_model(run: RunRecord) -> list[CheckResult]:
+    """Approval requests and responses never reach the model; hosted ones are the provider's and are exempt."""
+    if not _has_approvals(run):
+        return [CheckResult(NO_APPROVAL_WRAPPERS_TO_MODEL, "n/a", NO_APPROVALS)]
+    failures: list[CheckResult] = []
+    for turn in run.turns:
+        for request in turn.requests:
+            wrappers = [c for c in _contents(request.messages)
+                        if isinstance(c, ApprovalRequest | ApprovalResponse) and not _hosted(c)]
+            if wrappers:
+                kinds = ", ".join(f"{'approval_request' if isinstance(c, ApprovalRequest) else 'approval_response'} "
+                                  f"for '{c.function_call.call_id}'" for c in wrappers)
+                failures.append(CheckResult(NO_APPROVAL_WRAPPERS_TO_MODEL, "fail",
+                                            f"model call #{request.number} received {kinds}", turn.index + 1))
+    return failures or [CheckResult(NO_APPROVAL_WRAPPERS_TO_MODEL, "pass")]
+
+
+APPROVAL_INVARIANTS = (
+    check_rejected_never_runs,
+    check_approved_once,
+    check_rejection_call_id,
+    check_approval_inert,
+    check_no_approval_wrappers_to_model,
+)
