@@ -240,8 +240,11 @@ class _Analysis:
         same = [t for t in issued if t.request_id == response.id and t.call.call_id == call.call_id]
         if same:
             return same[read.rank] if read.rank is not None and read.rank < len(same) else same[-1]
-        # A decision under another id than the request's: the latest request for the same call.
-        same_call = [t for t in issued if t.call.call_id == call.call_id and t.call.name == call.name]
+        # A decision under another id than the request's: the latest request for the very same call. Arguments
+        # must match too, so a hand-written decision about an earlier use of a reused id is not taken for it.
+        wanted = _args_key(call.name, call.arguments)
+        same_call = [t for t in issued
+                     if t.call.call_id == call.call_id and _args_key(t.call.name, t.call.arguments) == wanted]
         if same_call:
             return same_call[-1]
         key = (response.id, call.call_id, _args_key(call.name, call.arguments)[2])

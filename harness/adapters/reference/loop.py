@@ -7,15 +7,16 @@ the caller handed it. Both response modes run the same iteration code; only how 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from harness.adapters.reference import approvals
 from harness.contents import (
     JSON,
     ApprovalRequest,
-    ApprovalResponse,
     Content,
     FunctionCall,
     FunctionResult,
@@ -32,7 +33,8 @@ from harness.contract import LoopConfig
 DEFAULT_MAX_ITERATIONS = 40
 DEFAULT_MAX_CONSECUTIVE_ERRORS = 3
 LIMIT_FALLBACK_TEXT = "The function-calling limit was reached before a final answer could be produced."
-REJECTION_TEXT = "Error: the tool call was rejected by the user."
+# A rejection is a normal terminal result (not an error, not an exception): the call was not executed.
+REJECTION_TEXT = "The user rejected this tool call; it was not executed."
 
 
 _Emission = tuple[Update | None, Message | None, bool]
@@ -120,6 +122,7 @@ class ReferenceLoop:
         self.model = model
         self.config = config
         self.catalog = dict(catalog or {})
+        self._request_numbers = itertools.count(1)  # approval request ids are unique per occurrence
 
     async def respond(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
@@ -156,10 +159,10 @@ class ReferenceLoop:
             async for update, message in self._model_turn(state, streaming, tool_choice=tool_choice):
                 yield update, message, False
             return
-        resumed = await self._resolve_approvals(state)
+        resumed, stop = await self._resolve_approvals(state)
         for message in resumed:
             yield self._as_update(message, state), message, False
-        if resumed and self._paused(resumed):
+        if stop:
             return
         max_iterations = self.config.max_iterations or DEFAULT_MAX_ITERATIONS
         while True:
@@ -214,29 +217,34 @@ class ReferenceLoop:
 
     # --- approvals ---------------------------------------------------------------------------------------------
 
-    async def _resolve_approvals(self, state: _RunState) -> list[Message]:
-        """Execute approved and reject rejected calls whose decisions arrive in this turn's input."""
-        decisions = [c for m in state.history for c in m.contents if isinstance(c, ApprovalResponse)]
-        answered = {c.call_id for m in state.history for c in m.contents if isinstance(c, FunctionResult)}
-        pending = [d for d in decisions if d.function_call.call_id not in answered]
-        state.history = [m for m in (self._without_approval_wrappers(m) for m in state.history) if m.contents]
-        if not pending:
-            return []
-        results: list[Content] = []
-        for decision in pending:
-            if decision.approved:
-                tool = state.tools.get(decision.function_call.name)
-                results.extend(await self._execute(decision.function_call, tool, state))
-            else:
-                results.append(FunctionResult(decision.function_call.call_id, REJECTION_TEXT, error=True))
-        message = Message("tool", tuple(results))
-        state.history.append(message)
-        return [message]
+    async def _resolve_approvals(self, state: _RunState) -> tuple[list[Message], bool]:
+        """Carry out the decisions still pending in this turn's input, before any model call.
 
-    @staticmethod
-    def _without_approval_wrappers(message: Message) -> Message:
-        kept = tuple(c for c in message.contents if not isinstance(c, ApprovalRequest | ApprovalResponse))
-        return Message(message.role, kept)
+        The model-bound history loses every local approval wrapper and gains each decided call's terminal contents
+        where the decision stood (see `approvals`). Returns the caller-visible messages for those contents and
+        whether the turn ends here: an approved execution asked for more input, or middleware ended the loop.
+        """
+        normalised = approvals.normalise(state.history)
+        state.history = normalised.history
+        if not normalised.pending:
+            return [], False
+        approved = [o.call for o in normalised.pending if o.decision is not None and o.decision.approved]
+        executed = iter(await self._execute_grouped(approved, state))
+        outcomes: list[list[Content]] = []
+        for occurrence in normalised.pending:
+            if occurrence.decision is not None and occurrence.decision.approved:
+                outcomes.append(next(executed))
+            else:
+                outcomes.append([FunctionResult(occurrence.call.call_id, REJECTION_TEXT)])
+        state.history, resumed = approvals.settle(normalised, outcomes)
+        state.function_calls += len(approved)
+        executed_contents = [c for outcome, o in zip(outcomes, normalised.pending, strict=True)
+                             if o.decision is not None and o.decision.approved for c in outcome]
+        if approved:
+            failed = any(isinstance(c, FunctionResult) and c.error for c in executed_contents)
+            state.errors_in_row = state.errors_in_row + 1 if failed else 0
+        follow_up = any(isinstance(c, UserInputRequest) for c in executed_contents)
+        return resumed, follow_up or state.terminated
 
     # --- function calls ----------------------------------------------------------------------------------------
 
@@ -247,11 +255,15 @@ class ReferenceLoop:
         pause: tuple[Content, ...] = ()
 
     async def _process_calls(self, calls: list[FunctionCall], state: _RunState) -> ReferenceLoop._Outcome:
-        needs_approval = [c for c in calls if (t := state.tools.get(c.name)) is not None and t.approval_required]
-        if needs_approval:
-            requests = tuple(ApprovalRequest(f"approval-{c.call_id}", c) for c in needs_approval)
-            return self._Outcome([], stop=True, pause=requests)
         declared = [c for c in calls if (t := state.tools.get(c.name)) is not None and t.declaration_only]
+        if any((t := state.tools.get(c.name)) is not None and t.approval_required for c in calls):
+            # The whole batch pauses: every call the loop would run waits for the caller's decision, so no call of
+            # the batch runs (or stays without a result) before the caller has answered.
+            pause = tuple(
+                UserInputRequest(f"input-{c.call_id}", c) if c in declared else self._approval_request(c)
+                for c in calls
+            )
+            return self._Outcome([], stop=True, pause=pause)
         if declared:
             requests = tuple(UserInputRequest(f"input-{c.call_id}", c) for c in declared)
             return self._Outcome([], stop=True, pause=requests)
@@ -268,10 +280,16 @@ class ReferenceLoop:
             state.errors_in_row = 0
         return self._Outcome(messages, stop=state.terminated)
 
+    def _approval_request(self, call: FunctionCall) -> ApprovalRequest:
+        return ApprovalRequest(f"approval-{next(self._request_numbers)}-{call.call_id}", call)
+
     async def execute_batch(self, calls: list[FunctionCall], state: _RunState) -> list[Content]:
         """Run one model response's calls concurrently; results keep the model's order."""
-        batches = await asyncio.gather(*(self._execute(c, state.tools.get(c.name), state) for c in calls))
-        return [content for batch in batches for content in batch]
+        return [content for group in await self._execute_grouped(calls, state) for content in group]
+
+    async def _execute_grouped(self, calls: list[FunctionCall], state: _RunState) -> list[list[Content]]:
+        """Run calls concurrently; one list of terminal contents per call, in the calls' order."""
+        return list(await asyncio.gather(*(self._execute(c, state.tools.get(c.name), state) for c in calls)))
 
     async def _execute(self, call: FunctionCall, tool: LoopTool | None, state: _RunState) -> list[Content]:
         if tool is None or tool.run is None:
@@ -333,10 +351,6 @@ class ReferenceLoop:
             (isinstance(c, Text) and c.text.strip()) or isinstance(c, FunctionCall | FunctionResult | ApprovalRequest)
             for m in messages for c in m.contents
         )
-
-    @staticmethod
-    def _paused(messages: Sequence[Message]) -> bool:
-        return any(isinstance(c, UserInputRequest) for m in messages for c in m.contents)
 
     def _as_update(self, message: Message, state: _RunState) -> Update:
         state.sequence += 1
