@@ -107,6 +107,8 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode) -> 
     base = ScenarioResult(scenario.id, scenario.spec.title, tuple(scenario.spec.spec), scenario.section,
                           adapter.name, adapter.version, mode, "pass", path=str(scenario.path), line=scenario.line,
                           turn_lines=tuple(turn.line for turn in scenario.turns))
+    if scenario.spec.not_observable is not None:
+        return replace(base, verdict="n/a", reason=f"not observable from outside: {scenario.spec.not_observable}")
     missing = sorted(set(scenario.spec.requires) - set(adapter.capabilities))
     if missing:
         return replace(base, verdict="n/a", reason=f"{adapter.name} lacks capability: {', '.join(missing)}")

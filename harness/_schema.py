@@ -278,4 +278,16 @@ class ScenarioSpec(Strict):
     tool_choice: str | None = None
     tools: list[ToolSpecModel] = Field(default_factory=list[ToolSpecModel])
     config: ConfigSpec = Field(default_factory=ConfigSpec)
-    turns: list[TurnSpec] = Field(min_length=1)
+    not_observable: str | None = Field(
+        default=None, min_length=20,
+        description="Why the rows cannot be observed from outside the loop; such a scenario has no turns and is "
+                    "reported n/a with this reason, so the row is never silently dropped.")
+    turns: list[TurnSpec] = Field(default_factory=list[TurnSpec])
+
+    @model_validator(mode="after")
+    def _turns_or_reason(self) -> ScenarioSpec:
+        if self.not_observable is None and not self.turns:
+            raise ValueError("a scenario needs at least one turn (or 'not_observable' with the reason)")
+        if self.not_observable is not None and self.turns:
+            raise ValueError("a scenario marked 'not_observable' has no turns")
+        return self
