@@ -68,7 +68,8 @@ def test_schema_is_a_json_schema_rejecting_unknown_keys(capsys: pytest.CaptureFi
     assert main(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)
     assert schema["additionalProperties"] is False
-    assert {"id", "title", "spec", "turns"} <= set(schema["required"])
+    assert {"id", "title", "spec"} <= set(schema["required"])
+    assert "not_observable" in schema["properties"]
     assert "TurnSpec" in schema["$defs"]
 
 

@@ -1,0 +1,243 @@
+"""Cross-reference checks of a validated scenario: spec rows, tool names, call ids, labels, matchers."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, cast
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from harness._schema import (
+    ApprovalRequestSpec,
+    ApprovalResponseSpec,
+    ContentSpec,
+    FunctionCallSpec,
+    InputItemSpec,
+    ModelStepSpec,
+    ScenarioSpec,
+)
+from harness._schema_errors import describe, problem_at, schema_problems, short_value, value_at
+from harness._yaml_source import DataPath, YamlSource
+from harness.errors import ScenarioProblem
+
+
+def reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[str]) -> Iterator[ScenarioProblem]:
+    for index, row in enumerate(spec.spec):
+        if row not in known_rows:
+            close = difflib.get_close_matches(row, sorted(known_rows), n=1, cutoff=0.5)
+            hint = f"did you mean '{close[0]}'?" if close else "rows are named as in the spec's Scenario column"
+            yield problem_at(source, ("spec", index), "unknown-spec-row", f"'{row}' is not a row of the spec matrix",
+                           hint)
+    tool_names = {tool.name for tool in spec.tools}
+    for t, tool in enumerate(spec.tools):
+        for b, behaviour in enumerate(tool.behaviour or []):
+            for a, name in enumerate(behaviour.add_tools):
+                if name not in tool_names:
+                    yield _dangling(source, ("tools", t, "behaviour", b, "add_tools", a), "tool", name, tool_names)
+    references: set[str] = set()
+    for t, turn in enumerate(spec.turns):
+        yield from _input_references(source, t, turn.input, references)
+        yield from _script_references(source, t, turn.model, references)
+        yield from _expectation_problems(source, t, tool_names)
+        for name in (turn.expect.executions or {}):
+            if name not in tool_names:
+                yield _dangling(source, ("turns", t, "expect", "executions", name), "tool", name, tool_names,
+                                key=True)
+        for r, request in enumerate(turn.expect.requests or []):
+            if request.call > len(turn.model):
+                yield problem_at(source, ("turns", t, "expect", "requests", r, "call"), "dangling-reference",
+                               f"request expectation names model call #{request.call}, but turn {t + 1} scripts "
+                               f"{len(turn.model)}")
+
+
+def _script_references(source: YamlSource, t: int, steps: Sequence[ModelStepSpec],
+                       references: set[str]) -> Iterator[ScenarioProblem]:
+    for n, step in enumerate(steps):
+        groups: list[tuple[DataPath, list[ContentSpec]]]
+        if step.messages is not None:
+            groups = [(("turns", t, "model", n, "messages", m, "contents"), message.contents)
+                      for m, message in enumerate(step.messages)]
+        else:
+            groups = [(("turns", t, "model", n, "contents"), step.contents or [])]
+        for base, contents in groups:
+            # `build_step` registers a message's calls once the whole message is built, so a wrapper can refer
+            # only to calls of earlier messages.
+            known = set(references)
+            for c, content in enumerate(contents):
+                yield from _content_problems(source, (*base, c), content, known)
+                call = content.function_call
+                if call is None:
+                    continue
+                if call.label and call.label in references:
+                    yield problem_at(source, (*base, c, "function_call", "label"), "duplicate-label",
+                                   f"label '{call.label}' is already used")
+                if call.stream_chunks is not None:
+                    problem = _chunks_problem(call.stream_chunks, call.arguments)
+                    if problem:
+                        yield problem_at(source, (*base, c, "function_call", "stream_chunks"), "invalid-value", problem)
+                references.add(str(call.call_id))
+                if call.label:
+                    references.add(call.label)
+
+
+def _chunks_problem(chunks: list[str], arguments: Any) -> str | None:
+    """Why streamed argument fragments cannot stand for the call's arguments, if they cannot."""
+    import json
+
+    text = "".join(chunks)
+    joined: Any
+    try:
+        joined = json.loads(text) if text.strip() else {}
+    except ValueError:
+        joined = None
+    if arguments:
+        return None if joined == arguments else "stream_chunks do not join to the JSON of 'arguments'"
+    return None if isinstance(joined, dict) else "stream_chunks do not join to a JSON object"
+
+
+def _content_problems(source: YamlSource, path: DataPath, content: ContentSpec,
+                      known: set[str]) -> Iterator[ScenarioProblem]:
+    """A scripted or hand-written content the fakes will replay: its calls concrete, its wrappers resolvable.
+
+    Approval wrappers without their own `function_call` name an earlier call by call id or label.
+    """
+    if content.function_call is not None:
+        yield from _call_shape_problems(source, (*path, "function_call"), content.function_call)
+    for kind in ("approval_request", "approval_response"):
+        wrapper: ApprovalRequestSpec | ApprovalResponseSpec | None = getattr(content, kind)
+        if wrapper is None:
+            continue
+        if wrapper.function_call is not None:
+            yield from _call_shape_problems(source, (*path, kind, "function_call"), wrapper.function_call)
+            continue
+        ref = str(wrapper.label or wrapper.call_id)
+        if ref not in known:
+            field = "label" if wrapper.label else "call_id"
+            yield _dangling(source, (*path, kind, field), "call id or label", ref, known)
+
+
+def _call_shape_problems(source: YamlSource, path: DataPath, call: FunctionCallSpec) -> Iterator[ScenarioProblem]:
+    """Matchers and placeholders belong in expectations; a call that is replayed needs real values."""
+    for key in ("call_id", "name"):
+        value: Any = getattr(call, key)
+        if value is None:
+            yield problem_at(source, path, "missing-key", f"{describe(path)} is missing required key '{key}'")
+        elif isinstance(value, bool) or not isinstance(value, str | int):
+            yield problem_at(source, (*path, key), "wrong-type",
+                           f"{describe((*path, key))}: a replayed call needs a plain string (got {short_value(value)})")
+    if not isinstance(call.arguments, dict | str):
+        yield problem_at(source, (*path, "arguments"), "wrong-type", f"{describe((*path, 'arguments'))}: a replayed "
+                       f"call's arguments are a mapping, or raw JSON text (got {short_value(call.arguments)})")
+
+
+def _input_references(source: YamlSource, t: int, items: str | list[InputItemSpec],
+                      references: set[str]) -> Iterator[ScenarioProblem]:
+    if isinstance(items, str):
+        return
+    for i, item in enumerate(items):
+        for ref in item.approvals or {}:
+            if ref not in references:
+                yield _dangling(source, ("turns", t, "input", i, "approvals", ref), "call id or label", ref,
+                                references, key=True)
+        if item.message is not None:
+            for c, content in enumerate(item.message.contents):
+                if content.function_call is not None:
+                    references.add(str(content.function_call.call_id))
+                yield from _content_problems(source, ("turns", t, "input", i, "message", "contents", c), content,
+                                             references)
+
+
+def _expectation_problems(source: YamlSource, t: int, tool_names: set[str]) -> Iterator[ScenarioProblem]:
+    """Matchers in a turn's `expect` block that would not mean what they say, or would break the comparison."""
+    base: DataPath = ("turns", t, "expect")
+    found: Any = value_at(source.data, base)
+    if not isinstance(found, dict):
+        return
+    expect = cast(dict[str, Any], found)
+    yield from _matcher_problems(source, base, expect)
+    requests: Any = expect.get("requests")
+    count = len(cast(list[Any], requests)) if isinstance(requests, list) else 0
+    lists: list[DataPath] = [(*base, "response")]
+    lists.extend((*base, "requests", r, "messages") for r in range(count))
+    for path in lists:
+        value: Any = value_at(source.data, path)
+        if isinstance(value, dict):
+            yield from _message_list_problems(source, path, cast(dict[Any, Any], value))
+    for r in range(count):
+        tools: Any = value_at(source.data, (*base, "requests", r, "tools"))
+        for i, name in enumerate(cast(list[Any], tools) if isinstance(tools, list) else []):
+            where = (*base, "requests", r, "tools", i)
+            if not isinstance(name, str):
+                yield problem_at(source, where, "wrong-type", f"{describe(where)}: a list of tools names them as "
+                               f"strings (got {short_value(name)})")
+            elif name not in tool_names:
+                yield _dangling(source, where, "tool", name, tool_names)
+
+
+def _matcher_problems(source: YamlSource, path: DataPath, value: Any) -> Iterator[ScenarioProblem]:
+    import re
+
+    from harness._matchers import MATCHERS, is_matcher
+
+    if isinstance(value, list):
+        for index, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType,reportUnknownArgumentType]
+            yield from _matcher_problems(source, (*path, index), item)
+        return
+    if not isinstance(value, dict):
+        return
+    keys = [key for key in value if isinstance(key, str)]  # pyright: ignore[reportUnknownVariableType]
+    dollars = [key for key in keys if key.startswith("$")]
+    for key in dollars:
+        if key not in MATCHERS:
+            close = difflib.get_close_matches(key, MATCHERS, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"matchers are {', '.join(MATCHERS)}"
+            yield problem_at(source, (*path, key), "unknown-matcher", f"{describe(path)} uses unknown matcher '{key}'",
+                           hint, key=True)
+    if dollars and len(value) > 1:  # pyright: ignore[reportUnknownArgumentType]
+        yield problem_at(source, path, "invalid-value", f"{describe(path)}: a matcher is a mapping with exactly one "
+                       f"'$' key, got keys {', '.join(map(str, value))}")  # pyright: ignore[reportUnknownArgumentType]
+    if is_matcher(value):
+        (name, argument), = value.items()  # pyright: ignore[reportUnknownVariableType]
+        if name == "$regex":
+            try:
+                re.compile(str(argument))  # pyright: ignore[reportUnknownArgumentType]
+            except re.error as error:
+                yield problem_at(source, (*path, name), "invalid-value",
+                               f"{describe(path)}: $regex pattern does not compile: {error}")
+        if name in ("$prefix", "$suffix") and not isinstance(argument, list):
+            yield problem_at(source, (*path, name), "invalid-value",
+                           f"{describe(path)}: {name} takes a list (got {short_value(argument)})")
+    for key, item in value.items():  # pyright: ignore[reportUnknownVariableType]
+        yield from _matcher_problems(source, (*path, key), item)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _message_list_problems(source: YamlSource, path: DataPath, value: dict[Any, Any]) -> Iterator[ScenarioProblem]:
+    """Where a message list is expected, a mapping must be `{$prefix: [...]}` or `{$suffix: [...]}` of messages."""
+    from harness._schema import MessageExpect
+
+    if len(value) != 1 or next(iter(value)) not in ("$prefix", "$suffix"):
+        yield problem_at(source, path, "invalid-value", f"{describe(path)}: expected a list of messages, or "
+                       "{$prefix: [...]} / {$suffix: [...]} of messages")
+        return
+    (name, items), = value.items()
+    if not isinstance(items, list):
+        return  # reported with the matchers
+    errors: list[ErrorDetails] = []
+    for index, item in enumerate(items):  # pyright: ignore[reportUnknownVariableType,reportUnknownArgumentType]
+        try:
+            MessageExpect.model_validate(item)
+        except ValidationError as error:
+            for detail in error.errors():
+                detail["loc"] = (*path, name, index, *detail["loc"])
+                errors.append(detail)
+    yield from schema_problems(source, errors)
+
+
+def _dangling(source: YamlSource, path: DataPath, what: str, name: str, known: Iterable[str],
+              *, key: bool = False) -> ScenarioProblem:
+    close = difflib.get_close_matches(name, sorted(known), n=1)
+    hint = f"did you mean '{close[0]}'?" if close else f"no earlier {what} is named so"
+    return problem_at(source, path, "dangling-reference", f"{describe(path[:-1])} refers to unknown {what} '{name}'",
+                    hint, key=key)
