@@ -27,10 +27,12 @@ import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 from fakes.tools import ToolExecution
 from harness._records import RunRecord, TurnRecord
 from harness.contents import (
+    APPROVAL_PENDING,
     ApprovalRequest,
     ApprovalResponse,
     FunctionCall,
@@ -85,6 +87,12 @@ def _describe(call: FunctionCall) -> str:
     return f"'{call.call_id}' ({call.name} {arguments})"
 
 
+def _terminal(content: object) -> TypeGuard[FunctionResult]:
+    """A function_result that answers its call: not the pending-approval placeholder (`APPROVAL_PENDING`), which
+    leaves the occurrence open and its decision pending."""
+    return isinstance(content, FunctionResult) and content.result != APPROVAL_PENDING
+
+
 def _hosted(content: ApprovalRequest | ApprovalResponse) -> bool:
     return content.function_call.server_label is not None
 
@@ -131,7 +139,7 @@ def _read_decisions(messages: Sequence[Message]) -> list[_Read]:
         for content in message.contents:
             if isinstance(content, FunctionCall):
                 occurrences.append(_Occurrence(content))
-            elif isinstance(content, FunctionResult):
+            elif _terminal(content):
                 match = _find(occurrences, content.call_id, lambda o: not o.closed)
                 if match is not None:
                     match.closed = True
@@ -174,7 +182,7 @@ def _open_calls(messages: Sequence[Message]) -> list[FunctionCall]:
         for content in message.contents:
             if isinstance(content, FunctionCall):
                 occurrences.append(_Occurrence(content))
-            elif isinstance(content, FunctionResult):
+            elif _terminal(content):
                 match = _find(occurrences, content.call_id, lambda o: not o.closed)
                 if match is not None:
                     match.closed = True
@@ -351,7 +359,7 @@ class _Analysis:
         response = _contents(turn.response_messages())
         paused = {c.function_call.call_id for c in response
                   if isinstance(c, UserInputRequest) and c.function_call is not None}
-        answered = {c.call_id for c in response if isinstance(c, FunctionResult)}
+        answered = {c.call_id for c in response if _terminal(c)}
         for target in runnable:
             if target.call.call_id in paused - answered and target.executions >= target.allowed:
                 target.allowed += 1
@@ -379,7 +387,7 @@ class _Analysis:
         pending = Counter(d.target.call.call_id for d in decided if not d.terminal)
         paused = {c.function_call.call_id for c in _contents(turn.response_messages())
                   if isinstance(c, UserInputRequest) and c.function_call is not None}
-        results = Counter(c.call_id for c in _contents(turn.response_messages()) if isinstance(c, FunctionResult))
+        results = Counter(c.call_id for c in _contents(turn.response_messages()) if _terminal(c))
         reported: set[str] = set()
         for target in new:
             call_id = target.call.call_id
@@ -393,7 +401,7 @@ class _Analysis:
                               f"{wanted} decision(s)" + _approval_id_note(target, results))
             for request in turn.requests:
                 open_ids = {c.call_id for c in _open_calls(request.messages)}
-                sent = Counter(c.call_id for c in _contents(request.messages) if isinstance(c, FunctionResult))
+                sent = Counter(c.call_id for c in _contents(request.messages) if _terminal(c))
                 if call_id in open_ids or (target.request_id != call_id and sent[target.request_id]):
                     self.fail(REJECTION_CALL_ID, turn.index,
                               f"model call #{request.number} received the rejected call {_describe(target.call)} "
@@ -404,11 +412,11 @@ class _Analysis:
         terminal = [d.target for d in decided if d.terminal]
         if not terminal or turn.view.response is None:
             return
-        results = Counter(c.call_id for c in _contents(turn.response_messages()) if isinstance(c, FunctionResult))
+        results = Counter(c.call_id for c in _contents(turn.response_messages()) if _terminal(c))
         legit: Counter[str] = Counter(d.target.call.call_id for d in decided if not d.terminal)
         legit.update(call.call_id for call in free)
         legit.update(c.call_id for step in turn.served for m in step.response.messages for c in m.contents
-                     if isinstance(c, FunctionResult))
+                     if _terminal(c))
         for call_id in dict.fromkeys(t.call.call_id for t in terminal):
             extra = results[call_id] - legit[call_id]
             if extra > 0:

@@ -12,6 +12,7 @@ from harness._records import RunRecord, TurnRecord
 from harness._transcript import messages_form, normalised_flow, render_flow
 from harness.adapters.reference.loop import DEFAULT_MAX_ITERATIONS
 from harness.contents import (
+    APPROVAL_PENDING,
     ApprovalRequest,
     ApprovalResponse,
     FunctionCall,
@@ -120,13 +121,27 @@ class _Occurrence:
 
 
 def orphans(messages: Sequence[Message], *, allow_pauses: bool) -> list[str]:
-    """Calls without a result and results without a call, matching reused ids by occurrence in order."""
+    """Calls without a result and results without a call, matching reused ids by occurrence in order.
+
+    A pending-approval placeholder result (`APPROVAL_PENDING`) is not terminal: it marks the earliest open
+    occurrence of its call id as paused. Caller-side (`allow_pauses`) that is allowed; in a model-bound history the
+    placeholder itself is a failure, and so is the paused call it leaves open.
+    """
     open_calls: list[_Occurrence] = []
     problems: list[str] = []
     for message in messages:
         for content in message.contents:
             if isinstance(content, FunctionCall):
                 open_calls.append(_Occurrence(content))
+            elif isinstance(content, FunctionResult) and content.result == APPROVAL_PENDING:
+                match = next((o for o in open_calls if not o.closed and o.call.call_id == content.call_id), None)
+                if match is None:
+                    problems.append(f"placeholder result for '{content.call_id}' has no open call before it")
+                else:
+                    match.paused = True
+                if not allow_pauses:
+                    problems.append(f"result for '{content.call_id}' is the pending-approval placeholder "
+                                    f"{APPROVAL_PENDING!r}, not a terminal result")
             elif isinstance(content, FunctionResult):
                 match = next((o for o in open_calls if not o.closed and o.call.call_id == content.call_id), None)
                 if match is None:

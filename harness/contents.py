@@ -40,6 +40,14 @@ class FunctionCall:
     server_label: str | None = None  # set for hosted-service calls, which the loop must not execute
 
 
+# The pending-approval placeholder: a caller's transport may store a function_result with exactly this text for a
+# call paused for approval, so that every call in its stored history has a result. It is not a terminal result:
+# it belongs to the open call occurrence, whose decision stays pending, and the loop replaces it with the terminal
+# result (execution or rejection) once decided. The model must never see it (spec 004, "Approval correlation,
+# replay, and reused ids"). Defined once here for the harness, the reference loop and the scenarios' checks.
+APPROVAL_PENDING = "[APPROVAL_PENDING]"
+
+
 @dataclass(frozen=True)
 class FunctionResult:
     call_id: str

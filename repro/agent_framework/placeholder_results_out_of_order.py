@@ -21,8 +21,7 @@ Spec rows violated (spec 004)
 
 Affected releases
     agent-framework-core 1.10.0 ... 1.18.0 and 1.20.0 ... 1.23.0 (still present); correct in 1.19.0 only.
-    No baseline entry: the scenario for this row cannot run in the suite yet (the no-orphans check counts the
-    caller's placeholder as the call's terminal result).
+    Baselined for correlation.placeholder.reordered-decisions (baselines/known-failures.yaml).
 
 Run
     <venv>/bin/python repro/agent_framework/placeholder_results_out_of_order.py

@@ -13,7 +13,11 @@ call id in a later round, so one id can name several logical calls:
   of its call id without a decision; if its call id never occurred at all, its embedded call is restored as a new
   occurrence (an assistant message just before the decision); a decision for a closed occurrence, or a second
   decision for one occurrence, is history and stays inert;
-* a `function_result` closes the earliest open occurrence of its call id, which makes any decision on it inert;
+* a `function_result` closes the earliest open occurrence of its call id, which makes any decision on it inert —
+  except the pending-approval placeholder (`APPROVAL_PENDING`), which is not terminal: it attaches to the earliest
+  open occurrence of its call id without one, whose decision stays pending, and marks where that occurrence's
+  terminal result goes (the execution's result on approval, the rejection on rejection: a replacement, never a
+  second result); a placeholder the loop does not replace now never reaches the model;
 * a `user_input_request` for a call whose decision was already carried out (an approved execution that asked for
   more input) consumes that decision; the occurrence stays open for the caller's answer.
 
@@ -31,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from harness.contents import (
+    APPROVAL_PENDING,
     ApprovalRequest,
     ApprovalResponse,
     Content,
@@ -58,6 +63,7 @@ class CallOccurrence:
     decision_at: int = 0  # index in the normalised history where the decision's results belong
     follow_up: bool = False  # an approved execution asked for more input: the decision is spent
     closed: bool = False  # a terminal result answers the occurrence
+    placeholder: bool = False  # a pending-approval placeholder result stands for its terminal result
 
     @property
     def pending(self) -> bool:
@@ -67,7 +73,7 @@ class CallOccurrence:
     @property
     def awaiting_decision(self) -> bool:
         """Paused for approval, and no decision yet."""
-        return self.request_id is not None and self.decision is None and not self.closed
+        return (self.request_id is not None or self.placeholder) and self.decision is None and not self.closed
 
 
 @dataclass(frozen=True)
@@ -77,9 +83,12 @@ class Normalised:
     history: list[Message]
     pending: list[CallOccurrence] = field(default_factory=lambda: [])
     slot: int = 0  # where in `history` the terminal contents of the pending decisions go
+    # (message index, content index) in `history` of the placeholder a pending occurrence's results replace
+    placeholders: dict[CallOccurrence, tuple[int, int]] = field(default_factory=lambda: {})
 
 
-_Kept = tuple[Content, CallOccurrence | None]  # a content the history keeps, and the occurrence it opens
+# A content the history keeps, the occurrence it opens, and the occurrence it is the placeholder result of.
+_Kept = tuple[Content, CallOccurrence | None, CallOccurrence | None]
 
 
 @dataclass
@@ -95,7 +104,7 @@ class _Scan:
         return occurrence
 
     def first(self, call_id: str, *, unbound: bool = False, undecided: bool = False,
-              decided: bool = False) -> CallOccurrence | None:
+              decided: bool = False, unplaced: bool = False) -> CallOccurrence | None:
         """The earliest open occurrence of `call_id` that meets the conditions."""
         for occurrence in self.occurrences:
             if occurrence.closed or occurrence.call.call_id != call_id:
@@ -105,6 +114,8 @@ class _Scan:
             if undecided and occurrence.decision is not None:
                 continue
             if decided and (occurrence.decision is None or occurrence.follow_up):
+                continue
+            if unplaced and occurrence.placeholder:
                 continue
             return occurrence
         return None
@@ -124,35 +135,49 @@ def normalise(messages: Sequence[Message]) -> Normalised:
             scan.out.append(kept)
             scan.roles.append(message.role)
     pending = [o for o in scan.occurrences if o.pending]
-    first_decision = min((o.decision_at for o in pending), default=len(scan.out))
+    placed = {placeholder for kept in scan.out for _, _, placeholder in kept if placeholder is not None}
+    first_decision = min((o.decision_at for o in pending if o not in placed), default=len(scan.out))
     history: list[Message] = []
+    placeholders: dict[CallOccurrence, tuple[int, int]] = {}
     slot: int | None = None
     for position, (kept, role) in enumerate(zip(scan.out, scan.roles, strict=True)):
         if position == first_decision:
             slot = len(history)
-        # Calls still awaiting a decision stay out of the model's view, with reasoning that only explained them.
-        contents = tuple(c for c, owner in kept if owner is None or not owner.awaiting_decision)
-        if len(contents) != len(kept) and all(isinstance(c, Reasoning) for c in contents):
-            contents = ()
-        if contents:
-            history.append(Message(role, contents))
-    return Normalised(history, pending, len(history) if slot is None else slot)
+        # Calls still awaiting a decision stay out of the model's view, with reasoning that only explained them;
+        # a placeholder stays only where a pending decision's terminal result is about to replace it.
+        chosen = [(c, placeholder) for c, owner, placeholder in kept
+                  if (owner is None or not owner.awaiting_decision)
+                  and (placeholder is None or placeholder.pending)]
+        if len(chosen) != len(kept) and all(isinstance(c, Reasoning) for c, _ in chosen):
+            chosen = []
+        if chosen:
+            for index, (_, placeholder) in enumerate(chosen):
+                if placeholder is not None:
+                    placeholders[placeholder] = (len(history), index)
+            history.append(Message(role, tuple(c for c, _ in chosen)))
+    return Normalised(history, pending, len(history) if slot is None else slot, placeholders)
 
 
 def _scan_content(scan: _Scan, content: Content) -> list[_Kept]:
     """Record one content; return what the model-bound history keeps in its place."""
     if isinstance(content, FunctionCall):
-        return [(content, scan.open_call(content))]
+        return [(content, scan.open_call(content), None)]
     if isinstance(content, ApprovalRequest):
         if is_hosted(content):
-            return [(content, None)]
+            return [(content, None, None)]
         restored = _bind_request(scan, content)
-        return [] if restored is None else [(content.function_call, restored)]
+        return [] if restored is None else [(content.function_call, restored, None)]
     if isinstance(content, ApprovalResponse):
         if is_hosted(content):
-            return [(content, None)]
+            return [(content, None, None)]
         _bind_decision(scan, content)
         return []
+    if isinstance(content, FunctionResult) and content.result == APPROVAL_PENDING:
+        occurrence = scan.first(content.call_id, unplaced=True)
+        if occurrence is None:
+            return []  # no open call to hold it: never the model's to see
+        occurrence.placeholder = True
+        return [(content, None, occurrence)]
     if isinstance(content, FunctionResult):
         occurrence = scan.first(content.call_id)
         if occurrence is not None:
@@ -161,7 +186,7 @@ def _scan_content(scan: _Scan, content: Content) -> list[_Kept]:
         occurrence = scan.first(content.function_call.call_id, decided=True)
         if occurrence is not None:
             occurrence.follow_up = True  # the approved execution ran and asked for more input
-    return [(content, None)]
+    return [(content, None, None)]
 
 
 def _bind_request(scan: _Scan, request: ApprovalRequest) -> CallOccurrence | None:
@@ -183,7 +208,7 @@ def _bind_decision(scan: _Scan, response: ApprovalResponse) -> None:
     if occurrence is None and not scan.seen(call_id):
         # Nothing in the history names this call: restore it from the decision, just before the decision.
         occurrence = scan.open_call(response.function_call)
-        scan.out.append([(response.function_call, occurrence)])
+        scan.out.append([(response.function_call, occurrence, None)])
         scan.roles.append("assistant")
     if occurrence is None or occurrence.closed or occurrence.decision is not None:
         return  # history: the call already has its result, or this occurrence was decided before
@@ -205,12 +230,32 @@ def terminal_messages(contents: Sequence[Content]) -> list[Message]:
 
 
 def settle(normalised: Normalised, outcomes: Sequence[Sequence[Content]]) -> tuple[list[Message], list[Message]]:
-    """Place the terminal contents of each pending decision (in `pending` order) where the first decision stood.
+    """Place the terminal contents of each pending decision (in `pending` order): a decision whose occurrence has a
+    placeholder result gets its results in the placeholder's place; everything else goes where the first decision
+    without a placeholder stood.
 
     Returns the model-bound history and the messages the caller receives for them.
     """
     contents = [content for outcome in outcomes for content in outcome]
     messages = terminal_messages(contents)
-    slot = normalised.slot
-    history = [*normalised.history[:slot], *messages, *normalised.history[slot:]]
+    replacements: dict[tuple[int, int], list[Content]] = {}
+    inserted: list[Content] = []
+    for occurrence, outcome in zip(normalised.pending, outcomes, strict=True):
+        position = normalised.placeholders.get(occurrence)
+        if position is None:
+            inserted.extend(outcome)
+            continue
+        replacements[position] = [c for c in outcome if isinstance(c, FunctionResult)]
+        inserted.extend(c for c in outcome if not isinstance(c, FunctionResult))
+    history: list[Message] = []
+    slot = 0
+    for index, message in enumerate(normalised.history):
+        if index == normalised.slot:
+            slot = len(history)
+        kept = [r for at, c in enumerate(message.contents) for r in replacements.get((index, at), [c])]
+        if kept:
+            history.append(Message(message.role, tuple(kept)))
+    if normalised.slot >= len(normalised.history):
+        slot = len(history)
+    history[slot:slot] = terminal_messages(inserted)
     return history, messages
