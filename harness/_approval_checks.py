@@ -35,6 +35,7 @@ from harness.contents import (
     APPROVAL_PENDING,
     ApprovalRequest,
     ApprovalResponse,
+    Content,
     FunctionCall,
     FunctionResult,
     Message,
@@ -137,13 +138,9 @@ def _read_decisions(messages: Sequence[Message]) -> list[_Read]:
     decisions: list[_Read] = []
     for message in messages:
         for content in message.contents:
-            if isinstance(content, FunctionCall):
-                occurrences.append(_Occurrence(content))
-            elif _terminal(content):
-                match = _find(occurrences, content.call_id, lambda o: not o.closed)
-                if match is not None:
-                    match.closed = True
-            elif isinstance(content, ApprovalRequest):
+            if _track(occurrences, content):
+                continue
+            if isinstance(content, ApprovalRequest):
                 call_id = content.function_call.call_id
                 target = (_find(occurrences, call_id, lambda o: not o.closed and not o.requests)
                           or _find(occurrences, call_id, lambda o: not o.closed, latest=True)
@@ -180,13 +177,21 @@ def _open_calls(messages: Sequence[Message]) -> list[FunctionCall]:
     occurrences: list[_Occurrence] = []
     for message in messages:
         for content in message.contents:
-            if isinstance(content, FunctionCall):
-                occurrences.append(_Occurrence(content))
-            elif _terminal(content):
-                match = _find(occurrences, content.call_id, lambda o: not o.closed)
-                if match is not None:
-                    match.closed = True
+            _track(occurrences, content)
     return [o.call for o in occurrences if not o.closed]
+
+
+def _track(occurrences: list[_Occurrence], content: Content) -> bool:
+    """Open an occurrence for a call, or close the earliest open one a terminal result answers; True if either."""
+    if isinstance(content, FunctionCall):
+        occurrences.append(_Occurrence(content))
+        return True
+    if _terminal(content):
+        match = _find(occurrences, content.call_id, lambda o: not o.closed)
+        if match is not None:
+            match.closed = True
+        return True
+    return False
 
 
 # --- the run, decision by decision ----------------------------------------------------------------------------

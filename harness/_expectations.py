@@ -90,7 +90,7 @@ def check_turn(expect: ExpectSpec, turn: TurnRecord, tool_names: Sequence[str], 
         results.append(_error_check(expect, turn))
     if expect.response is not None and turn.view.response is not None:
         mismatches = compare_messages(expect.response, turn.response_messages())
-        results.append(_verdict("expect.response", number, mismatches, expect_form(expect.response),
+        results.append(_verdict("expect.response", number, mismatches, expected_messages(expect.response),
                                 messages_form(turn.response_messages())))
     if expect.executions is not None:
         results.append(_executions_check(expect.executions, turn, tool_names))
@@ -109,10 +109,6 @@ def check_turn(expect: ExpectSpec, turn: TurnRecord, tool_names: Sequence[str], 
                                    "" if ok else "streamed contents appear in another order", number,
                                    "\n".join(expect.stream_order), "\n".join(tokens)))
     return results
-
-
-def expect_form(spec: Any) -> Any:
-    return expected_messages(spec)
 
 
 def _error_check(expect: ExpectSpec, turn: TurnRecord) -> CheckResult:

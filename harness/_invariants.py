@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,8 +38,6 @@ def _fail(check: str, turn: int, message: str, **extra: Any) -> CheckResult:
 
 
 def _args_key(arguments: Any) -> str:
-    import json
-
     return json.dumps(arguments, sort_keys=True, default=str)
 
 
@@ -209,8 +209,6 @@ def check_inputs_unmutated(run: RunRecord) -> list[CheckResult]:
 
 
 def _dump(value: Any) -> str:
-    import json
-
     if isinstance(value, str):
         return value
     if value and isinstance(value[0], tuple):
@@ -257,8 +255,6 @@ def check_stream_agreement(run: RunRecord) -> list[CheckResult]:
 
 def _flow_failure(turn: int, message: str, expected: list[dict[str, Any]], actual: list[dict[str, Any]],
                   expected_name: str, actual_name: str) -> CheckResult:
-    import difflib
-
     diff = tuple(difflib.unified_diff(render_flow(expected), render_flow(actual), expected_name, actual_name,
                                       lineterm=""))
     return _fail("stream-agreement", turn, message, expected="\n".join(render_flow(expected)),

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from fakes.provider import ModelRequest, ModelStep, ScriptViolation
 from fakes.tools import ToolExecution
 from harness._scenario import Scenario
-from harness.contents import FunctionCall, Message
+from harness.contents import FunctionCall, Message, Text
 from harness.contract import CallerView, Mode
 
 
@@ -27,8 +27,6 @@ class TurnRecord:
 
     def input_messages(self) -> tuple[Message, ...]:
         if isinstance(self.caller_input, str):
-            from harness.contents import Text
-
             return (Message("user", (Text(self.caller_input),)),)
         return self.caller_input
 

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import difflib
+import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, cast
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from harness._matchers import MATCHERS, is_matcher
 from harness._schema import (
     ApprovalRequestSpec,
     ApprovalResponseSpec,
     ContentSpec,
     FunctionCallSpec,
     InputItemSpec,
+    MessageExpect,
     ModelStepSpec,
     ScenarioSpec,
 )
@@ -84,8 +88,6 @@ def _script_references(source: YamlSource, t: int, steps: Sequence[ModelStepSpec
 
 def _chunks_problem(chunks: list[str], arguments: Any) -> str | None:
     """Why streamed argument fragments cannot stand for the call's arguments, if they cannot."""
-    import json
-
     text = "".join(chunks)
     joined: Any
     try:
@@ -177,10 +179,6 @@ def _expectation_problems(source: YamlSource, t: int, tool_names: set[str]) -> I
 
 
 def _matcher_problems(source: YamlSource, path: DataPath, value: Any) -> Iterator[ScenarioProblem]:
-    import re
-
-    from harness._matchers import MATCHERS, is_matcher
-
     if isinstance(value, list):
         for index, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType,reportUnknownArgumentType]
             yield from _matcher_problems(source, (*path, index), item)
@@ -215,8 +213,6 @@ def _matcher_problems(source: YamlSource, path: DataPath, value: Any) -> Iterato
 
 def _message_list_problems(source: YamlSource, path: DataPath, value: dict[Any, Any]) -> Iterator[ScenarioProblem]:
     """Where a message list is expected, a mapping must be `{$prefix: [...]}` or `{$suffix: [...]}` of messages."""
-    from harness._schema import MessageExpect
-
     if len(value) != 1 or next(iter(value)) not in ("$prefix", "$suffix"):
         yield problem_at(source, path, "invalid-value", f"{describe(path)}: expected a list of messages, or "
                        "{$prefix: [...]} / {$suffix: [...]} of messages")

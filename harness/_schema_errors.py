@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any, cast
+from typing import Any, cast, get_args
 
+from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
 from harness._schema import (
@@ -89,8 +90,6 @@ def _schema_problem(source: YamlSource, path: DataPath, error: ErrorDetails) -> 
 
 
 def _allowed_keys(data: Any, path: DataPath) -> list[str]:
-    from harness import _schema
-
     model: Any = ScenarioSpec
     for part in path[:-1]:
         if isinstance(part, int) or part.startswith("$"):
@@ -100,21 +99,18 @@ def _allowed_keys(data: Any, path: DataPath) -> list[str]:
         )
         if field is None:
             return []
-        model = _model_in(field.annotation, _schema)
+        model = _model_in(field.annotation)
         if model is None:
             return []
     return [f.alias or name for name, f in model.model_fields.items()]
 
 
-def _model_in(annotation: Any, module: Any) -> Any:
-    from typing import get_args
-
-    from pydantic import BaseModel
-
+def _model_in(annotation: Any) -> Any:
+    """The pydantic model an annotation holds, looking inside unions and containers."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in get_args(annotation):
-        found = _model_in(arg, module)
+        found = _model_in(arg)
         if found is not None:
             return found
     return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -129,8 +130,6 @@ def _call_id(content: Content) -> str | None:
 
 def render_flow(flow: Sequence[dict[str, Any]]) -> list[str]:
     """One readable line per content, for diffs."""
-    import json
-
     lines: list[str] = []
     for item in flow:
         role = item["role"]

@@ -46,7 +46,7 @@ class KnownFailure(BaseModel):
             result.scenario == self.scenario
             and result.implementation == self.implementation
             and result.mode in self.modes
-            and _in_range(result.version, self.versions_from, self.versions_until)
+            and in_release_range(result.version, self.versions_from, self.versions_until)
         )
 
 
@@ -63,13 +63,15 @@ class BaselineError(HarnessError):
     """A baseline file that cannot be used."""
 
 
-def _version(text: str) -> tuple[int, ...]:
+def release_key(text: str) -> tuple[int, ...]:
+    """Ordering of release strings; every user of release ranges orders by it, so they agree on what is covered."""
     return tuple(int(part) if part.isdigit() else 0 for part in text.split("."))
 
 
-def _in_range(version: str, first: str | None, fixed: str | None) -> bool:
-    current = _version(version)
-    return (first is None or current >= _version(first)) and (fixed is None or current < _version(fixed))
+def in_release_range(version: str, first: str | None, fixed: str | None) -> bool:
+    """`first` <= `version` < `fixed`, either bound optional."""
+    current = release_key(version)
+    return (first is None or current >= release_key(first)) and (fixed is None or current < release_key(fixed))
 
 
 def load_baseline(path: Path) -> Baseline:

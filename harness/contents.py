@@ -7,6 +7,7 @@ can be compared, hashed, rendered and snapshotted without importing any loop imp
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
@@ -176,8 +177,6 @@ def _join(previous: Content, content: Content) -> Content | None:
 
 
 def _parse_arguments(content: Content) -> Content:
-    import json
-
     if not isinstance(content, FunctionCall) or not isinstance(content.arguments, str):
         return content
     text = content.arguments.strip()

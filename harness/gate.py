@@ -38,7 +38,7 @@ from typing import Any, Literal, Self
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from harness.baseline import BaselineError, KnownFailure
+from harness.baseline import BaselineError, KnownFailure, in_release_range, release_key
 from harness.reporting.documents import ResultsDocument, as_document
 from harness.results import ScenarioResult, Verdict
 
@@ -71,13 +71,13 @@ class CheckBaselineEntry(BaseModel):
     @model_validator(mode="after")
     def _range_is_not_empty(self) -> Self:
         if self.versions_from and self.versions_until and \
-                _version(self.versions_from) >= _version(self.versions_until):
+                release_key(self.versions_from) >= release_key(self.versions_until):
             raise ValueError(f"empty release range: {self.versions_from} ≥ {self.versions_until}")
         return self
 
     def covers(self, scenario: str, implementation: str, mode: str, version: str) -> bool:
         return (scenario == self.scenario and implementation == self.implementation and mode == self.mode
-                and _in_range(version, self.versions_from, self.versions_until))
+                and in_release_range(version, self.versions_from, self.versions_until))
 
     def describe(self) -> str:
         return (f"{self.scenario} · {self.check} · {self.implementation} {self.mode}"
@@ -210,7 +210,7 @@ def _failing_checks(results: Iterable[ScenarioResult]) -> list[FailingCheck]:
             key = (run.scenario, SCENARIO_CHECK, run.implementation, run.version, run.mode)
             found.setdefault(key, FailingCheck(run.scenario, SCENARIO_CHECK, run.implementation, run.version,
                                                run.mode, run.verdict, run.reason))
-    return sorted(found.values(), key=lambda f: (f.scenario, f.implementation, _version(f.version), f.mode,
+    return sorted(found.values(), key=lambda f: (f.scenario, f.implementation, release_key(f.version), f.mode,
                                                  f.check))
 
 
@@ -230,16 +230,6 @@ def _judge(entry: CheckBaselineEntry, results: Iterable[ScenarioResult]) -> tupl
         if not any(c.verdict in FAILING for c in instances):
             passing.append(f"{run.version} {run.mode}".strip())
     return judged, passing
-
-
-def _version(text: str) -> tuple[int, ...]:
-    # The same ordering as harness.baseline uses for its ranges, so both agree on which runs an entry covers.
-    return tuple(int(part) if part.isdigit() else 0 for part in text.split("."))
-
-
-def _in_range(version: str, first: str | None, fixed: str | None) -> bool:
-    current = _version(version)
-    return (first is None or current >= _version(first)) and (fixed is None or current < _version(fixed))
 
 
 def _range_text(first: str | None, fixed: str | None) -> str:

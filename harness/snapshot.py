@@ -11,7 +11,6 @@ from typing import Any, cast
 
 from harness._records import RunRecord, TurnRecord
 from harness._transcript import content_form, messages_form
-from harness.contents import Message
 
 _GENERATED_ID_KEYS = frozenset({"id", "message_id"})
 
@@ -28,9 +27,9 @@ def transcript(record: RunRecord) -> dict[str, Any]:
 def _turn(turn: TurnRecord) -> dict[str, Any]:
     view = turn.view
     entry: dict[str, Any] = {
-        "input": turn.caller_input if isinstance(turn.caller_input, str) else _messages(turn.caller_input),
+        "input": turn.caller_input if isinstance(turn.caller_input, str) else messages_form(turn.caller_input),
         "model_requests": [
-            {"tool_choice": r.tool_choice, "tools": sorted(r.tools), "messages": _messages(r.messages),
+            {"tool_choice": r.tool_choice, "tools": sorted(r.tools), "messages": messages_form(r.messages),
              **({"kwargs": dict(r.kwargs)} if r.kwargs else {})}
             for r in turn.requests
         ],
@@ -42,7 +41,7 @@ def _turn(turn: TurnRecord) -> dict[str, Any]:
             for u in view.updates
         ]
     if view.response is not None:
-        entry["response"] = _messages(view.response.messages)
+        entry["response"] = messages_form(view.response.messages)
     if view.error is not None:
         entry["error"] = {"kind": view.error.kind, "type": view.error.type_name}
     if turn.crash is not None:
@@ -50,10 +49,6 @@ def _turn(turn: TurnRecord) -> dict[str, Any]:
     if turn.violations:
         entry["script_violations"] = [v.message for v in turn.violations]
     return entry
-
-
-def _messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
-    return messages_form(messages)
 
 
 def _rename_ids(document: dict[str, Any]) -> dict[str, Any]:

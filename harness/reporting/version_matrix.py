@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from harness.baseline import release_key
 from harness.results import Verdict
 from harness.spec_rows import SPEC_ROWS, SpecRow
 
@@ -24,10 +25,6 @@ class Cell:
     failures: list[str] = field(default_factory=lambda: [])  # "scenario: check (message)"
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
-
-
 def load_results(paths: Sequence[Path]) -> dict[str, list[dict[str, Any]]]:
     """Results by implementation version; each file is a `loop-conformance run --json` document."""
     by_version: dict[str, list[dict[str, Any]]] = {}
@@ -35,7 +32,7 @@ def load_results(paths: Sequence[Path]) -> dict[str, list[dict[str, Any]]]:
         document = cast(dict[str, Any], json.loads(path.read_text(encoding="utf-8")))
         for result in cast(list[dict[str, Any]], document["results"]):
             by_version.setdefault(str(result["version"]), []).append(result)
-    return dict(sorted(by_version.items(), key=lambda item: _version_key(item[0])))
+    return dict(sorted(by_version.items(), key=lambda item: release_key(item[0])))
 
 
 def build_matrix(by_version: Mapping[str, list[dict[str, Any]]]) -> dict[tuple[str, str, str], Cell]:
@@ -79,7 +76,7 @@ def render_markdown(by_version: Mapping[str, list[dict[str, Any]]], rows: Sequen
     failures = [(key, cell) for key, cell in cells.items() if cell.failures]
     if not failures:
         lines.append("None.")
-    for (row, version, mode), cell in sorted(failures, key=lambda item: (item[0][0], _version_key(item[0][1]))):
+    for (row, version, mode), cell in sorted(failures, key=lambda item: (item[0][0], release_key(item[0][1]))):
         lines.append(f"- **{row}** — {version}, {mode}:")
         lines.extend(f"  - {failure}" for failure in sorted(set(cell.failures)))
     return "\n".join(lines) + "\n"
@@ -97,7 +94,7 @@ def _known_failures(by_version: Mapping[str, list[dict[str, Any]]]) -> list[str]
     if not seen:
         lines.append("None.")
     for (scenario, reason), where in sorted(seen.items()):
-        versions = sorted({w.split()[0] for w in where}, key=_version_key)
+        versions = sorted({w.split()[0] for w in where}, key=release_key)
         modes = sorted({w.split()[1] for w in where})
         lines.append(f"- **{scenario}** ({', '.join(modes)}; {versions[0]} – {versions[-1]}): {reason}")
     return lines
