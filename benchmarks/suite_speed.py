@@ -11,8 +11,8 @@ import statistics
 import time
 
 from harness import BUNDLED_SCENARIOS, MODES, run_scenario
-from harness._registry import installed_adapters
-from harness._suite import load_all
+from harness.run.registry import installed_adapters
+from harness.run.suite import load_all
 
 
 def main() -> None:

@@ -1,14 +1,16 @@
-"""Scripted fakes: a model provider and tools that replay a scenario's script and record what they were given."""
+"""Scripted fakes: a model provider and tools that replay a scenario's script and record what they were given.
 
-# The fakes speak the harness's neutral vocabulary; initialise the harness package first so that either package
-# can be imported first without a circular-import failure.
-import harness  # noqa: F401  # isort: skip  # pyright: ignore[reportUnusedImport]
+They speak the harness's value model (`harness.contents`, `harness.script`) and know no loop implementation.
+"""
 
-from fakes.provider import ModelRequest, ModelStep, ScriptedProvider, ScriptedProviderError, ScriptViolation
-from fakes.tools import (
-    ScriptedTool,
-    ScriptedToolbox,
+from fakes.provider import ScriptedProvider
+from fakes.tools import ScriptedTool, ScriptedToolbox
+from harness.script import (
+    ModelRequest,
+    ModelStep,
+    ScriptedProviderError,
     ScriptedToolError,
+    ScriptViolation,
     ToolBehaviour,
     ToolExecution,
     ToolOutcome,

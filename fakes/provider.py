@@ -3,53 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass, field
 
 from harness.contents import JSON, FunctionCall, Message, Response, Update
-
-
-@dataclass(frozen=True)
-class ModelStep:
-    """One scripted model response.
-
-    `updates` is how streaming delivers it; folding them gives `response`. `raises` makes the call fail with that
-    message instead. `ignores_tool_choice` marks a response that contains calls even when the request said
-    ``tool_choice="none"`` — a fault some real providers have.
-    """
-
-    response: Response
-    updates: tuple[Update, ...]
-    raises: str | None = None
-    ignores_tool_choice: bool = False
-    optional: bool = False
-    source_line: int | None = None
-
-
-@dataclass(frozen=True)
-class ModelRequest:
-    """What one model call received: a snapshot taken when the call was made."""
-
-    turn: int
-    number: int  # 1-based position within the turn
-    messages: tuple[Message, ...]
-    tool_choice: str | None
-    tools: tuple[str, ...]
-    kwargs: Mapping[str, JSON] = field(default_factory=lambda: {})
-    streaming: bool = False
-
-
-@dataclass(frozen=True)
-class ScriptViolation:
-    """A model call the script did not foresee, or a scripted response a real provider would not give."""
-
-    turn: int
-    number: int
-    message: str
-    request: ModelRequest | None = None
-
-
-class ScriptedProviderError(RuntimeError):
-    """Raised to the loop by a scripted provider fault, or by a model call beyond the script."""
+from harness.script import ModelRequest, ModelStep, ScriptedProviderError, ScriptViolation
 
 
 class ScriptedProvider:

@@ -4,57 +4,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
 
 from harness.contents import JSON
-
-
-@dataclass(frozen=True)
-class ToolBehaviour:
-    """What one invocation does: return `value`, raise with `value` as message, or ask the caller for input.
-
-    `terminate` asks the implementation's tool middleware to end the loop after this invocation; `add_tools`
-    makes the named tools available from the loop's next iteration.
-    """
-
-    kind: Literal["return", "raise", "request_input"] = "return"
-    value: JSON = None
-    terminate: bool = False
-    add_tools: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    description: str = ""
-    parameters: Mapping[str, JSON] = field(default_factory=lambda: {"type": "object", "properties": {}})
-    behaviours: tuple[ToolBehaviour, ...] = (ToolBehaviour(),)
-    approval_required: bool = False
-    declaration_only: bool = False
-    offered: bool = True  # False: only available once another tool adds it at run time
-
-
-@dataclass(frozen=True)
-class ToolExecution:
-    turn: int
-    tool: str
-    arguments: Mapping[str, JSON]
-    call_id: str | None
-
-
-@dataclass(frozen=True)
-class ToolOutcome:
-    """What the implementation must do with an invocation that did not raise."""
-
-    value: JSON = None
-    input_requests: tuple[JSON, ...] = ()
-    terminate: bool = False
-    add_tools: tuple[str, ...] = ()
-
-
-class ScriptedToolError(RuntimeError):
-    """The exception a scripted tool raises when its behaviour says so."""
+from harness.script import ScriptedToolError, ToolExecution, ToolOutcome, ToolSpec
 
 
 class ScriptedTool:

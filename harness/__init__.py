@@ -2,14 +2,18 @@
 
 The public surface: the neutral transcript vocabulary (`harness.contents`), the adapter contract
 (`harness.contract`), loading and running scenarios, and the result types.
+
+The engine is imported on first use, so that importing the value model (`harness.contents`, `harness.script`,
+`harness.contract`) — as the fakes and every adapter do — never pulls in the scenario loader, the runner or the
+checks, and importing either package first works.
 """
 
-# The vocabulary first: `fakes` imports it while this package is still initialising.
-from harness import contents as contents  # isort: skip
-from harness._loader import discover, load_scenario
-from harness._runner import run_scenario
-from harness._scenario import Scenario
-from harness._suite import BUNDLED_SCENARIOS, SuiteRun, run_suite
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from harness import contents as contents
 from harness.contract import (
     ENTRY_POINT_GROUP,
     MODES,
@@ -20,11 +24,38 @@ from harness.contract import (
     LoopAdapter,
     LoopConfig,
     Mode,
+    ModelProvider,
     RaisedError,
+    Tool,
+    Toolbox,
     TurnInput,
 )
 from harness.errors import HarnessError, ScenarioFileError, ScenarioProblem, UnknownImplementationError
 from harness.results import CheckResult, ScenarioResult, Verdict
+
+if TYPE_CHECKING:
+    from harness.run.runner import run_scenario
+    from harness.run.suite import BUNDLED_SCENARIOS, SuiteRun, run_suite
+    from harness.scenario.loader import discover, load_scenario
+    from harness.scenario.model import Scenario
+
+_ENGINE = {
+    "run_scenario": "harness.run.runner",
+    "BUNDLED_SCENARIOS": "harness.run.suite",
+    "SuiteRun": "harness.run.suite",
+    "run_suite": "harness.run.suite",
+    "discover": "harness.scenario.loader",
+    "load_scenario": "harness.scenario.loader",
+    "Scenario": "harness.scenario.model",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _ENGINE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "BUNDLED_SCENARIOS",
@@ -39,12 +70,15 @@ __all__ = [
     "LoopAdapter",
     "LoopConfig",
     "Mode",
+    "ModelProvider",
     "RaisedError",
     "Scenario",
     "ScenarioFileError",
     "ScenarioProblem",
     "ScenarioResult",
     "SuiteRun",
+    "Tool",
+    "Toolbox",
     "TurnInput",
     "UnknownImplementationError",
     "Verdict",

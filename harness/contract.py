@@ -12,15 +12,16 @@ zero-argument callable that returns a `LoopAdapter`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from harness.contents import JSON, Message, Response, Update
 
-if TYPE_CHECKING:
-    from fakes.provider import ScriptedProvider
-    from fakes.tools import ScriptedToolbox
+# The faults the fakes raise are part of what an adapter handles, so the contract re-exports them.
+from harness.script import ScriptedProviderError as ScriptedProviderError
+from harness.script import ScriptedToolError as ScriptedToolError
+from harness.script import ToolOutcome, ToolSpec
 
 ENTRY_POINT_GROUP = "loop_conformance.adapters"
 
@@ -54,6 +55,63 @@ class LoopConfig:
     include_detailed_errors: bool = False
 
 
+class ModelProvider(Protocol):
+    """The model every model call of the loop must go to (the harness passes its scripted provider).
+
+    Each call is recorded with what it received. A failing call raises `ScriptedProviderError`; report it to the
+    caller as a `RaisedError` of kind ``"provider"`` if the loop lets it escape.
+    """
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        tool_choice: str | None = None,
+        tools: Sequence[str] = (),
+        kwargs: Mapping[str, JSON] | None = None,
+    ) -> Response:
+        """Answer one non-streaming model call: the full history the model sees, the tool choice, offered names."""
+        ...
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tool_choice: str | None = None,
+        tools: Sequence[str] = (),
+        kwargs: Mapping[str, JSON] | None = None,
+    ) -> AsyncIterator[Update]:
+        """Answer one streaming model call, update by update."""
+        ...
+
+
+class Tool(Protocol):
+    """One tool of the scenario: its declaration and its body."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def spec(self) -> ToolSpec:
+        """Its declaration: parameters, approval, declaration-only, scripted behaviours."""
+        ...
+
+    def invoke(self, arguments: Mapping[str, JSON], call_id: str | None = None) -> ToolOutcome:
+        """Run the tool body once (recorded); raises `ScriptedToolError` when scripted to fail."""
+        ...
+
+
+class Toolbox(Protocol):
+    """Every tool of the scenario, offered or added at run time."""
+
+    @property
+    def tools(self) -> Mapping[str, Tool]: ...
+
+    def offered(self) -> Sequence[Tool]:
+        """Tools the caller offers at the start of every turn."""
+        ...
+
+
 @dataclass(frozen=True)
 class ConversationSetup:
     """Everything an adapter needs for one scenario run in one mode.
@@ -66,8 +124,8 @@ class ConversationSetup:
     scenario_id: str
     mode: Mode
     config: LoopConfig
-    provider: ScriptedProvider
-    toolbox: ScriptedToolbox
+    provider: ModelProvider
+    toolbox: Toolbox
     use_session: bool = False
     tool_choice: str | None = None
 

@@ -12,14 +12,11 @@ import pytest
 from negative_controls import SCENARIOS, adapter_for
 from negative_controls_approval import APPROVAL_CONTROLS, ApprovalControl
 
-from fakes.provider import ModelRequest, ModelStep
-from fakes.tools import ToolExecution
 from harness import MODES, Mode, Scenario, ScenarioResult, load_scenario, run_scenario
-from harness._approval_checks import APPROVAL_CHECKS, APPROVAL_INVARIANTS, NO_APPROVALS
-from harness._invariants import INVARIANTS
-from harness._records import RunRecord, TurnRecord
 from harness.adapters.reference import ReferenceAdapter
 from harness.adapters.reference.loop import ReferenceLoop
+from harness.checks.approvals import APPROVAL_CHECKS, APPROVAL_INVARIANTS, NO_APPROVALS
+from harness.checks.invariants import INVARIANTS
 from harness.contents import (
     ApprovalRequest,
     ApprovalResponse,
@@ -33,7 +30,10 @@ from harness.contents import (
     UserInputRequest,
 )
 from harness.contract import CallerView, LoopAdapter
+from harness.records import RunRecord, TurnRecord
 from harness.results import EXPECT_CHECKS, INVARIANT_CHECKS, RUN_CHECKS, CheckResult
+from harness.run.runner import subject
+from harness.script import ModelRequest, ModelStep, ToolExecution
 
 JUDGED = set(INVARIANT_CHECKS) | set(RUN_CHECKS)
 APPROVAL_SCENARIOS = sorted(SCENARIOS.glob("approval-*.yaml"))
@@ -199,7 +199,7 @@ def _turn(index: int, inputs: Sequence[Message], response: Sequence[Message] | N
 
 
 def _judge(scenario: Scenario, turns: list[TurnRecord]) -> dict[str, list[CheckResult]]:
-    run = RunRecord(scenario, "synthetic", "non-streaming", turns)
+    run = RunRecord(subject(scenario), "synthetic", "non-streaming", turns)
     judged: dict[str, list[CheckResult]] = {}
     for check in APPROVAL_INVARIANTS:
         for result in check(run):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness._cli import main
+from harness.cli import main
 
 SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "normal" / "single-call.yaml"
 

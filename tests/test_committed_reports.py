@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from harness import BUNDLED_SCENARIOS, MODES, run_suite
-from harness._registry import installed_adapters
-from harness.baseline import BUNDLED_BASELINE, load_baseline
+from harness.reporting.baseline import BUNDLED_BASELINE, load_baseline
 from harness.reporting.commands import write_reports
 from harness.reporting.documents import ResultsDocument
+from harness.run.registry import installed_adapters
 
 ROOT = Path(__file__).resolve().parent.parent
 PINNED = (ROOT / "constraints" / "latest.txt").read_text().split("agent-framework-core==")[1].split()[0]

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness._matchers import MATCHERS, Mismatch, is_matcher, match, matcher_problems
+from harness.scenario.matchers import MATCHERS, Mismatch, is_matcher, match, matcher_problems
 
 
 def _reasons(expected: Any, actual: Any) -> list[tuple[str, str]]:

@@ -14,9 +14,9 @@ from negative_controls import CONTROLS, SCENARIOS, NegativeControl, adapter_for
 from negative_controls_approval import APPROVAL_CONTROLS
 
 from harness import MODES, Mode, Scenario, ScenarioResult, load_scenario, run_scenario
-from harness._approval_checks import APPROVAL_CHECKS, NO_APPROVALS
 from harness.adapters.reference import ReferenceAdapter
 from harness.adapters.reference.loop import ReferenceLoop
+from harness.checks.approvals import APPROVAL_CHECKS, NO_APPROVALS
 from harness.results import EXPECT_CHECKS, INVARIANT_CHECKS, RUN_CHECKS
 
 JUDGED = set(INVARIANT_CHECKS) | set(RUN_CHECKS)

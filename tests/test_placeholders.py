@@ -7,13 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from fakes.provider import ModelRequest, ModelStep
-from fakes.tools import ToolExecution
 from harness import Scenario, load_scenario
-from harness._approval_checks import APPROVAL_INVARIANTS
-from harness._invariants import orphans
-from harness._records import RunRecord, TurnRecord
 from harness.adapters.reference import approvals
+from harness.checks.approvals import APPROVAL_INVARIANTS
+from harness.checks.invariants import orphans
 from harness.contents import (
     APPROVAL_PENDING,
     ApprovalRequest,
@@ -27,7 +24,10 @@ from harness.contents import (
     Text,
 )
 from harness.contract import CallerView
+from harness.records import RunRecord, TurnRecord
 from harness.results import CheckResult
+from harness.run.runner import subject
+from harness.script import ModelRequest, ModelStep, ToolExecution
 
 
 def _call(call_id: str = "c1", path: str = "/tmp/a.txt", name: str = "delete_file") -> FunctionCall:
@@ -118,7 +118,7 @@ def _resumed(tmp_path: Path, *, approved: bool, response: Sequence[Message], exe
     """Turn 1 pauses c1; turn 2 replays it with a placeholder result for c1, then the decision."""
     paused = [_msg("user", Text("delete a")), _msg("assistant", _call(), ApprovalRequest("r1", _call()))]
     resume = [*paused, _msg("tool", _placeholder()), _msg("user", ApprovalResponse("r1", approved, _call()))]
-    run = RunRecord(_scenario(tmp_path), "synthetic", "non-streaming", [
+    run = RunRecord(subject(_scenario(tmp_path)), "synthetic", "non-streaming", [
         _turn(0, paused[:1], paused[1:], served=[[_call()]]),
         _turn(1, resume, response, served=[[Text("done")]], executions=executions, requests=[model_bound]),
     ])

@@ -13,12 +13,12 @@ from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from harness import BUNDLED_SCENARIOS, MODES, Mode
-from harness._registry import installed_adapters
-from harness._runner import execute
-from harness._scenario import Scenario
-from harness._suite import load_all
 from harness.contract import LoopAdapter
-from harness.snapshot import transcript
+from harness.reporting.snapshot import transcript
+from harness.run.registry import installed_adapters
+from harness.run.runner import execute
+from harness.run.suite import load_all
+from harness.scenario.model import Scenario
 
 SCENARIOS, _ = load_all([BUNDLED_SCENARIOS])
 ADAPTERS, _ = installed_adapters()

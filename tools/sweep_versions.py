@@ -37,7 +37,7 @@ def run_one(version: str, envs: Path, out: Path) -> None:
     subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", str(ROOT), f"agent-framework-core=={version}"],
                    check=True)
     target = out / f"{version}.json"
-    result = subprocess.run([python, "-m", "harness._cli", "run", "--impl", "agent_framework", "--json", str(target),
+    result = subprocess.run([python, "-m", "harness.cli", "run", "--impl", "agent_framework", "--json", str(target),
                              "--no-reports"],
                             capture_output=True, text=True)
     summary = result.stdout.strip().splitlines()[-3:]

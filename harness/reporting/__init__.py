@@ -1,1 +1,6 @@
-"""Writers that turn results into reports for people and machines."""
+"""Reports for people and machines: the coverage matrix (Markdown, HTML, JSON, JUnit), the version matrix, the
+known-failure baseline, the per-check gate, the PR diff, console text and transcript snapshots.
+
+Reporting reads results and records, never implementations: it may import the value model and the spec-row
+catalogue (`harness.scenario.spec_rows`), and no adapter, runner or check.
+"""

@@ -12,17 +12,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from harness.baseline import BaselineError
 from harness.errors import HarnessError
-from harness.gate import gate, load_gate_baseline
+from harness.reporting.baseline import BaselineError
 from harness.reporting.coverage import build_coverage
 from harness.reporting.coverage_json import render_json
 from harness.reporting.diffing import diff
 from harness.reporting.documents import ResultsDocument, ResultsFileError, load_results_document
+from harness.reporting.gate import gate, load_gate_baseline
 from harness.reporting.html_page import render_html
 from harness.reporting.junit import render_junit
 from harness.reporting.markdown import render_markdown
-from harness.spec_rows import SPEC_ROWS, SpecRow, parse_spec_rows
+from harness.scenario.spec_rows import SPEC_ROWS, SpecRow, parse_spec_rows
 
 REPORT_FILES = {"markdown": "coverage.md", "html": "coverage.html", "json": "coverage.json", "junit": "junit.xml"}
 

@@ -15,7 +15,7 @@ from typing import Literal
 from harness.contract import MODES
 from harness.reporting.documents import ResultsDocument, combine
 from harness.results import ScenarioResult, Verdict
-from harness.spec_rows import SPEC_ROWS, SpecRow
+from harness.scenario.spec_rows import SPEC_ROWS, SpecRow
 
 CellStatus = Literal["pass", "fail", "error", "xfail", "n/a", "not-covered"]
 CELL_STATUSES: tuple[CellStatus, ...] = ("pass", "fail", "error", "xfail", "n/a", "not-covered")

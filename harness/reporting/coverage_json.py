@@ -13,7 +13,7 @@ from typing import Any
 from harness.reporting.coverage import CELL_STATUSES, Column, CoverageMatrix
 from harness.reporting.wording import FILTERED_BANNER, display_path, headline, problem_checks
 from harness.results import CheckResult, ScenarioResult
-from harness.spec_rows import SpecRow
+from harness.scenario.spec_rows import SpecRow
 
 SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).resolve().parent / "coverage.schema.json"

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from harness.baseline import release_key
+from harness.reporting.baseline import release_key
 from harness.results import Verdict
-from harness.spec_rows import SPEC_ROWS, SpecRow
+from harness.scenario.spec_rows import SPEC_ROWS, SpecRow
 
 # Worst first: a cell shows the worst verdict among the scenarios covering its row.
 _SEVERITY: tuple[Verdict, ...] = ("error", "fail", "xfail", "pass", "n/a")

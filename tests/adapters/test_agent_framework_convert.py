@@ -9,7 +9,7 @@ pytest.importorskip("agent_framework", reason="the agent-framework extra is not 
 from agent_framework import Content as FwContent  # noqa: E402
 from agent_framework import Message as FwMessage  # noqa: E402
 
-from harness.adapters.agent_framework._convert import (  # noqa: E402
+from harness.adapters.agent_framework.convert import (  # noqa: E402
     from_framework,
     message_from_framework,
     message_to_framework,
@@ -17,7 +17,7 @@ from harness.adapters.agent_framework._convert import (  # noqa: E402
     update_from_framework,
     update_to_framework,
 )
-from harness.adapters.agent_framework._features import FEATURES  # noqa: E402
+from harness.adapters.agent_framework.features import FEATURES  # noqa: E402
 from harness.contents import (  # noqa: E402
     ApprovalRequest,
     ApprovalResponse,

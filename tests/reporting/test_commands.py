@@ -12,7 +12,7 @@ import pytest
 
 from harness.reporting.commands import append_step_summary, load_rows, report_command, write_reports
 from harness.reporting.documents import ResultsDocument
-from harness.spec_rows import SPEC_ROWS
+from harness.scenario.spec_rows import SPEC_ROWS
 
 from .helpers import SPEC_FILE, both_modes, document, run
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from harness.reporting.coverage import CoverageMatrix, build_coverage
 from harness.reporting.documents import parse_results_document
-from harness.spec_rows import SpecRow
+from harness.scenario.spec_rows import SpecRow
 
 from .helpers import both_modes, check, document, run
 

@@ -8,7 +8,7 @@ from typing import Any
 from harness.reporting.coverage import build_coverage
 from harness.reporting.coverage_json import SCHEMA_PATH, coverage_document, render_json
 from harness.reporting.documents import parse_results_document
-from harness.spec_rows import SPEC_ROWS
+from harness.scenario.spec_rows import SPEC_ROWS
 
 from .helpers import both_modes, check, document, run
 from .schema_check import validate

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from harness.baseline import BaselineError, KnownFailure
-from harness.gate import CheckBaselineEntry, gate, load_gate_baseline
+from harness.reporting.baseline import BaselineError, KnownFailure
 from harness.reporting.commands import gate_command
+from harness.reporting.gate import CheckBaselineEntry, gate, load_gate_baseline
 
 from .helpers import check, document, run
 

@@ -17,7 +17,7 @@ import pytest
 from harness.reporting.coverage import build_coverage
 from harness.reporting.documents import parse_results_document
 from harness.reporting.html_page import render_html
-from harness.spec_rows import SPEC_ROWS
+from harness.scenario.spec_rows import SPEC_ROWS
 
 from .helpers import both_modes, check, document, run
 

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from harness.reporting.coverage import build_coverage
 from harness.reporting.documents import parse_results_document
 from harness.reporting.junit import render_junit
-from harness.spec_rows import SPEC_ROWS
+from harness.scenario.spec_rows import SPEC_ROWS
 
 from .helpers import both_modes, check, document, run
 

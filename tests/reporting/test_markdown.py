@@ -10,7 +10,7 @@ from harness.reporting.coverage import build_coverage
 from harness.reporting.documents import parse_results_document
 from harness.reporting.markdown import render_markdown
 from harness.reporting.wording import FILTERED_BANNER
-from harness.spec_rows import SPEC_ROWS, SpecRow, parse_spec_rows
+from harness.scenario.spec_rows import SPEC_ROWS, SpecRow, parse_spec_rows
 
 from .helpers import SPEC_FILE, both_modes, check, document, run
 

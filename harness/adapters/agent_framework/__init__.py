@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from harness.adapters.agent_framework._adapter import AgentFrameworkAdapter
+    from harness.adapters.agent_framework.conversation import AgentFrameworkAdapter
 
 
 def adapter() -> AgentFrameworkAdapter:
     """Entry point: the Agent Framework adapter (raises ImportError when the framework is not installed)."""
-    from harness.adapters.agent_framework._adapter import AgentFrameworkAdapter
+    from harness.adapters.agent_framework.conversation import AgentFrameworkAdapter
 
     return AgentFrameworkAdapter()

@@ -6,7 +6,6 @@ import importlib.metadata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from fakes.tools import ScriptedTool, ScriptedToolError
 from harness.adapters.reference.loop import (
     LoopMessage,
     LoopTool,
@@ -16,7 +15,7 @@ from harness.adapters.reference.loop import (
     UserInputRequired,
 )
 from harness.contents import JSON, Message, Response, Text, Update
-from harness.contract import CallerView, Capability, ConversationSetup, RaisedError, TurnInput
+from harness.contract import CallerView, Capability, ConversationSetup, RaisedError, ScriptedToolError, Tool, TurnInput
 
 LoopFactory = Callable[[ConversationSetup, Mapping[str, LoopTool]], ReferenceLoop]
 
@@ -30,7 +29,7 @@ def _default_factory(setup: ConversationSetup, catalog: Mapping[str, LoopTool]) 
     return ReferenceLoop(setup.provider, setup.config, catalog)
 
 
-def wrap_tool(tool: ScriptedTool) -> LoopTool:
+def wrap_tool(tool: Tool) -> LoopTool:
     """Present a scripted tool as the reference loop's tool type."""
     if tool.spec.declaration_only:
         return LoopTool(tool.name, None, tool.spec.approval_required)

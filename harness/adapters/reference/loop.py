@@ -29,9 +29,8 @@ from harness.contents import (
     fold_updates,
 )
 from harness.contract import LoopConfig
+from harness.limits import DEFAULT_MAX_CONSECUTIVE_ERRORS, DEFAULT_MAX_ITERATIONS
 
-DEFAULT_MAX_ITERATIONS = 40
-DEFAULT_MAX_CONSECUTIVE_ERRORS = 3
 LIMIT_FALLBACK_TEXT = "The function-calling limit was reached before a final answer could be produced."
 # A rejection is a normal terminal result (not an error, not an exception): the call was not executed.
 REJECTION_TEXT = "The user rejected this tool call; it was not executed."

@@ -9,10 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness._approval_checks import APPROVAL_INVARIANTS
-from harness._records import RunRecord, TurnRecord
-from harness._transcript import messages_form, normalised_flow, render_flow
-from harness.adapters.reference.loop import DEFAULT_MAX_ITERATIONS
+from harness.checks.approvals import APPROVAL_INVARIANTS
 from harness.contents import (
     APPROVAL_PENDING,
     ApprovalRequest,
@@ -23,7 +20,10 @@ from harness.contents import (
     UserInputRequest,
     fold_updates,
 )
+from harness.limits import DEFAULT_MAX_ITERATIONS
+from harness.records import RunRecord, TurnRecord
 from harness.results import CheckResult
+from harness.transcript import messages_form, normalised_flow, render_flow
 
 # A loop with no configured bound still must stop; past this many model calls in one turn it is a runaway.
 RUNAWAY_MODEL_CALLS = DEFAULT_MAX_ITERATIONS + 1
@@ -185,7 +185,7 @@ def check_no_orphans(run: RunRecord) -> list[CheckResult]:
 
 
 def _session_history(run: RunRecord, before: int) -> tuple[Message, ...]:
-    if not run.scenario.spec.session:
+    if not run.scenario.session:
         return ()
     return tuple(m for turn in run.turns[:before] for m in turn.input_messages() + turn.response_messages())
 

@@ -8,12 +8,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness._registry import implementation_names, installed_adapters, load_adapter
-from harness._schema import ScenarioSpec
-from harness._suite import BUNDLED_SCENARIOS, run_suite
-from harness.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, load_baseline
 from harness.contract import MODES, LoopAdapter, Mode
 from harness.errors import UnknownImplementationError
+from harness.reporting.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, load_baseline
 from harness.reporting.commands import (
     SpecFileError,
     append_step_summary,
@@ -27,6 +24,9 @@ from harness.reporting.documents import ResultsDocument
 from harness.reporting.json_report import write_json
 from harness.reporting.text import render_failure, render_summary
 from harness.reporting.version_matrix import load_results, render_json, render_markdown
+from harness.run.registry import implementation_names, installed_adapters, load_adapter
+from harness.run.suite import BUNDLED_SCENARIOS, run_suite
+from harness.scenario.schema import ScenarioSpec
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness._records import TurnRecord
-from harness._scenario import Turn, build_content
 from harness.contents import ApprovalRequest, ApprovalResponse, Content, FunctionCall, Message, Text
+from harness.records import TurnRecord
+from harness.scenario.model import Turn, build_content
 
 
 class TurnInputError(Exception):

@@ -13,7 +13,7 @@ from typing import Any, cast
 from agent_framework import ChatResponse, ChatResponseUpdate
 from agent_framework import Content as FwContent
 from agent_framework import Message as FwMessage
-from harness.adapters.agent_framework._features import FEATURES
+from harness.adapters.agent_framework.features import FEATURES
 from harness.contents import (
     JSON,
     ApprovalRequest,

@@ -8,11 +8,11 @@ from typing import Any, cast, get_args
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
-from harness._schema import (
+from harness.errors import ScenarioProblem
+from harness.scenario.schema import (
     ScenarioSpec,
 )
-from harness._yaml_source import DataPath, YamlSource
-from harness.errors import ScenarioProblem
+from harness.scenario.yaml_source import DataPath, YamlSource
 
 _CODES = {
     "extra_forbidden": "unknown-key",

@@ -7,12 +7,12 @@ import json
 from collections.abc import Sequence
 from typing import Any, cast
 
-from harness._matchers import Mismatch, match
-from harness._records import TurnRecord
-from harness._schema import ContentSpec, ExpectSpec, MessageExpect, RequestExpect
-from harness._transcript import WRAPPERS, messages_form, stream_tokens
 from harness.contents import Message
+from harness.records import TurnRecord
 from harness.results import CheckResult
+from harness.scenario.matchers import Mismatch, match
+from harness.scenario.schema import ContentSpec, ExpectSpec, MessageExpect, RequestExpect
+from harness.transcript import WRAPPERS, messages_form, stream_tokens
 
 
 def expected_content(spec: ContentSpec) -> dict[str, Any]:

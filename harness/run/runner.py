@@ -8,14 +8,14 @@ from dataclasses import replace
 
 from fakes.provider import ScriptedProvider
 from fakes.tools import ScriptedToolbox
-from harness._expectations import check_turn
-from harness._inputs import TurnInputError, build_input
-from harness._invariants import INVARIANTS
-from harness._records import RunRecord, TurnRecord
-from harness._scenario import Scenario
-from harness._transcript import messages_form
+from harness.checks.expectations import check_turn
+from harness.checks.invariants import INVARIANTS
 from harness.contract import CallerView, Conversation, ConversationSetup, LoopAdapter, Mode, TurnInput
+from harness.records import RunRecord, RunSubject, TurnRecord
 from harness.results import CheckResult, ScenarioResult, overall
+from harness.run.inputs import TurnInputError, build_input
+from harness.scenario.model import Scenario
+from harness.transcript import messages_form
 
 TURN_TIMEOUT_SECONDS = 30.0  # a safety net for hanging loops, never an assertion on speed
 
@@ -27,7 +27,7 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
     toolbox = ScriptedToolbox(scenario.tools)
     setup = ConversationSetup(scenario.id, mode, scenario.config, provider, toolbox, scenario.spec.session,
                               scenario.spec.tool_choice)
-    record = RunRecord(scenario, adapter.name, mode)
+    record = RunRecord(subject(scenario), adapter.name, mode)
     conversation = adapter.open(setup)
     try:
         for turn in scenario.turns:
@@ -67,15 +67,20 @@ async def _run_turn(conversation: Conversation, turn: TurnInput, timeout: float)
     return view, None
 
 
-def judge(record: RunRecord) -> list[CheckResult]:
+def subject(scenario: Scenario) -> RunSubject:
+    """What the checks may know of `scenario`."""
+    return RunSubject(scenario.id, scenario.config, scenario.tools, scenario.spec.session)
+
+
+def judge(scenario: Scenario, record: RunRecord) -> list[CheckResult]:
     """Every check of one run: completion, script use, the invariants, then the scenario's expectations."""
     checks: list[CheckResult] = [_completion(record), _script(record)]
     for invariant in INVARIANTS:
         checks.extend(invariant(record))
-    tool_names = [tool.name for tool in record.scenario.tools]
+    tool_names = [tool.name for tool in scenario.tools]
     for turn in record.turns:
         if turn.crash is None:
-            spec = record.scenario.turns[turn.index].spec.expect
+            spec = scenario.turns[turn.index].spec.expect
             checks.extend(check_turn(spec, turn, tool_names, record.mode == "streaming"))
     return checks
 
@@ -124,7 +129,7 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode) -> 
         check = CheckResult("completes", "fail", f"the adapter raised: {type(error).__name__}: {error}",
                             actual=detail)
         return replace(base, verdict="fail", checks=(check,))
-    checks = judge(record)
+    checks = judge(scenario, record)
     logs = tuple(line for turn in record.turns for line in turn.view.log)
     transcript = tuple({"turn": t.index + 1, "response": messages_form(t.response_messages())} for t in record.turns)
     return replace(base, verdict=overall(checks), checks=tuple(checks), log=logs, transcript=transcript)

@@ -7,17 +7,17 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from harness._references import reference_problems
-from harness._scenario import Scenario, Turn, build_call, build_step, build_tool
-from harness._schema import (
-    ScenarioSpec,
-)
-from harness._schema_errors import problem_at, schema_problems
-from harness._yaml_source import YamlSource, YamlSyntaxError, load_yaml
 from harness.contents import FunctionCall
 from harness.contract import LoopConfig
 from harness.errors import ScenarioFileError, ScenarioProblem
-from harness.spec_rows import SPEC_ROWS
+from harness.scenario.model import Scenario, Turn, build_call, build_step, build_tool
+from harness.scenario.references import reference_problems
+from harness.scenario.schema import (
+    ScenarioSpec,
+)
+from harness.scenario.schema_errors import problem_at, schema_problems
+from harness.scenario.spec_rows import SPEC_ROWS
+from harness.scenario.yaml_source import YamlSource, YamlSyntaxError, load_yaml
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 

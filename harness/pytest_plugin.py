@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from harness._loader import SCENARIO_SUFFIXES, load_scenario
-from harness._registry import implementation_names, installed_adapters, load_adapter
-from harness._runner import run_scenario
-from harness._scenario import Scenario
-from harness.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, apply_baseline, load_baseline
 from harness.contract import MODES, LoopAdapter, Mode
 from harness.errors import ScenarioFileError
+from harness.reporting.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, apply_baseline, load_baseline
 from harness.reporting.text import render_failure
 from harness.results import ScenarioResult
+from harness.run.registry import implementation_names, installed_adapters, load_adapter
+from harness.run.runner import run_scenario
+from harness.scenario.loader import SCENARIO_SUFFIXES, load_scenario
+from harness.scenario.model import Scenario
 
 _ADAPTERS = pytest.StashKey[list[LoopAdapter]]()
 _ROOTS = pytest.StashKey[list[Path]]()

@@ -16,17 +16,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from harness.bundled import BUNDLED_BASELINE as BUNDLED_BASELINE
 from harness.errors import HarnessError
 from harness.results import CheckResult, ScenarioResult
-
-
-def _bundled_baseline() -> Path:
-    """The checkout's baseline (editable installs), else ./baselines of the working directory."""
-    beside = Path(__file__).resolve().parent.parent / "baselines" / "known-failures.yaml"
-    return beside if beside.exists() else Path.cwd() / "baselines" / "known-failures.yaml"
-
-
-BUNDLED_BASELINE = _bundled_baseline()
 
 
 class KnownFailure(BaseModel):
@@ -54,7 +46,7 @@ class Baseline(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     known_failures: list[KnownFailure] = Field(default_factory=list[KnownFailure])
-    # Per-check entries are the gate's finer format (validated by `harness.gate`); `run` marks xfail from
+    # Per-check entries are the gate's finer format (validated by `harness.reporting.gate`); `run` marks xfail from
     # `known_failures` only, so one file can serve both.
     check_failures: list[dict[str, Any]] = Field(default_factory=list[dict[str, Any]])
 

@@ -11,13 +11,13 @@ from typing import Any, cast
 
 from agent_framework import BaseChatClient, ChatResponse, ChatResponseUpdate, FunctionInvocationLayer, ResponseStream
 from agent_framework import Message as FwMessage
-from fakes.provider import ScriptedProvider
-from harness.adapters.agent_framework._convert import (
+from harness.adapters.agent_framework.convert import (
     messages_from_framework,
     response_to_framework,
     update_to_framework,
 )
 from harness.contents import JSON
+from harness.contract import ModelProvider
 
 # Keyword arguments the framework adds for its own bookkeeping; they are not the caller's invocation kwargs.
 _FRAMEWORK_KWARGS = frozenset({"session"})
@@ -40,7 +40,7 @@ class ScriptedChatClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
 
     OTEL_PROVIDER_NAME = "loop-conformance-scripted"
 
-    def __init__(self, provider: ScriptedProvider, **kwargs: Any) -> None:
+    def __init__(self, provider: ModelProvider, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.provider = provider
         self._responses = 0

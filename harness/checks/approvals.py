@@ -29,8 +29,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeGuard
 
-from fakes.tools import ToolExecution
-from harness._records import RunRecord, TurnRecord
 from harness.contents import (
     APPROVAL_PENDING,
     ApprovalRequest,
@@ -42,7 +40,9 @@ from harness.contents import (
     UserInputRequest,
     fold_updates,
 )
+from harness.records import RunRecord, TurnRecord
 from harness.results import CheckResult
+from harness.script import ToolExecution
 
 REJECTED_NEVER_RUNS = "rejected-never-runs"
 APPROVED_ONCE = "approved-once"
@@ -447,7 +447,7 @@ def _contents(messages: Sequence[Message]) -> list[object]:
 
 def _loop_input(run: RunRecord, turn: TurnRecord) -> tuple[Message, ...]:
     """What the loop works from in `turn`: the caller's input, after the session's history when one is kept."""
-    if not run.scenario.spec.session:
+    if not run.scenario.session:
         return turn.input_messages()
     earlier = tuple(m for t in run.turns[: turn.index] for m in t.input_messages() + t.response_messages())
     return earlier + turn.input_messages()

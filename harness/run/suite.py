@@ -7,22 +7,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness._loader import discover, load_scenario
-from harness._runner import run_scenario
-from harness._scenario import Scenario
-from harness.baseline import KnownFailure, apply_baseline
+from harness.bundled import BUNDLED_SCENARIOS as BUNDLED_SCENARIOS
 from harness.contract import MODES, LoopAdapter, Mode
 from harness.errors import ScenarioFileError
+from harness.reporting.baseline import KnownFailure, apply_baseline
 from harness.results import CheckResult, ScenarioResult
-
-
-def _bundled_scenarios() -> Path:
-    """The checkout's scenarios/ (editable installs), else ./scenarios of the working directory."""
-    beside = Path(__file__).resolve().parent.parent / "scenarios"
-    return beside if beside.is_dir() else Path.cwd() / "scenarios"
-
-
-BUNDLED_SCENARIOS = _bundled_scenarios()
+from harness.run.runner import run_scenario
+from harness.scenario.loader import discover, load_scenario
+from harness.scenario.model import Scenario
 
 
 @dataclass

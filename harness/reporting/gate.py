@@ -21,7 +21,7 @@ Baseline file (YAML, loaded with ``yaml.safe_load``, unknown keys are errors)::
         versions_until: 1.13.0           # optional, first fixed release (exclusive)
         reason: The bare string is forwarded to the model unconverted, so ...
         reproduction: repro/agent_framework/string_input.py   # optional
-    known_failures:                      # the per-scenario format of harness.baseline, also accepted
+    known_failures:                      # the per-scenario format of harness.reporting.baseline, also accepted
       - {scenario, implementation, checks: [...], modes: [...], versions_from, versions_until, reason, reproduction}
 
 Each ``known_failures`` entry expands to one per-check entry per check id and mode, so the existing
@@ -38,7 +38,7 @@ from typing import Any, Literal, Self
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from harness.baseline import BaselineError, KnownFailure, in_release_range, release_key
+from harness.reporting.baseline import BaselineError, KnownFailure, in_release_range, release_key
 from harness.reporting.documents import ResultsDocument, as_document
 from harness.results import ScenarioResult, Verdict
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
-from harness._records import RunRecord, TurnRecord
-from harness._transcript import content_form, messages_form
+from harness.records import RunRecord, TurnRecord
+from harness.transcript import content_form, messages_form
 
 _GENERATED_ID_KEYS = frozenset({"id", "message_id"})
 
@@ -18,7 +18,7 @@ _GENERATED_ID_KEYS = frozenset({"id", "message_id"})
 def transcript(record: RunRecord) -> dict[str, Any]:
     """Everything the caller and the model saw, turn by turn."""
     turns = [_turn(turn) for turn in record.turns]
-    document: dict[str, Any] = {"scenario": record.scenario.id, "mode": record.mode, "turns": turns}
+    document: dict[str, Any] = {"scenario": record.scenario.scenario_id, "mode": record.mode, "turns": turns}
     if record.input_problem:
         document["input_problem"] = record.input_problem
     return _rename_ids(document)

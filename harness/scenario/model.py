@@ -8,18 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fakes.provider import ModelStep
-from fakes.tools import ToolBehaviour, ToolSpec
-from harness._schema import (
-    BehaviourSpec,
-    ContentSpec,
-    FunctionCallSpec,
-    ModelStepSpec,
-    ReasoningSpec,
-    ScenarioSpec,
-    ToolSpecModel,
-    TurnSpec,
-)
 from harness.contents import (
     ApprovalRequest,
     ApprovalResponse,
@@ -36,6 +24,17 @@ from harness.contents import (
     UserInputRequest,
 )
 from harness.contract import LoopConfig, Mode
+from harness.scenario.schema import (
+    BehaviourSpec,
+    ContentSpec,
+    FunctionCallSpec,
+    ModelStepSpec,
+    ReasoningSpec,
+    ScenarioSpec,
+    ToolSpecModel,
+    TurnSpec,
+)
+from harness.script import ModelStep, ToolBehaviour, ToolSpec
 
 
 @dataclass(frozen=True)

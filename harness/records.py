@@ -1,14 +1,12 @@
-"""What happened in one scenario run, turn by turn: the raw material every check reads."""
+"""What happened in one scenario run, turn by turn: the raw material every check reads. Part of the value model."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fakes.provider import ModelRequest, ModelStep, ScriptViolation
-from fakes.tools import ToolExecution
-from harness._scenario import Scenario
 from harness.contents import FunctionCall, Message, Text
-from harness.contract import CallerView, Mode
+from harness.contract import CallerView, LoopConfig, Mode
+from harness.script import ModelRequest, ModelStep, ScriptViolation, ToolExecution, ToolSpec
 
 
 @dataclass(frozen=True)
@@ -38,9 +36,19 @@ class TurnRecord:
                 if isinstance(c, FunctionCall)]
 
 
+@dataclass(frozen=True)
+class RunSubject:
+    """What the checks need to know of the scenario a run played: its id, settings and tools."""
+
+    scenario_id: str
+    config: LoopConfig
+    tools: tuple[ToolSpec, ...]
+    session: bool = False
+
+
 @dataclass
 class RunRecord:
-    scenario: Scenario
+    scenario: RunSubject
     implementation: str
     mode: Mode
     turns: list[TurnRecord] = field(default_factory=lambda: [])

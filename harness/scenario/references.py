@@ -11,8 +11,9 @@ from typing import Any, cast
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from harness._matchers import MATCHERS, is_matcher
-from harness._schema import (
+from harness.errors import ScenarioProblem
+from harness.scenario.matchers import MATCHERS, is_matcher
+from harness.scenario.schema import (
     ApprovalRequestSpec,
     ApprovalResponseSpec,
     ContentSpec,
@@ -22,9 +23,8 @@ from harness._schema import (
     ModelStepSpec,
     ScenarioSpec,
 )
-from harness._schema_errors import describe, problem_at, schema_problems, short_value, value_at
-from harness._yaml_source import DataPath, YamlSource
-from harness.errors import ScenarioProblem
+from harness.scenario.schema_errors import describe, problem_at, schema_problems, short_value, value_at
+from harness.scenario.yaml_source import DataPath, YamlSource
 
 
 def reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[str]) -> Iterator[ScenarioProblem]:

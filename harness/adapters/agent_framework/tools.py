@@ -17,9 +17,9 @@ from agent_framework import (
     MiddlewareTermination,
     UserInputRequiredException,
 )
-from fakes.tools import ScriptedTool
-from harness.adapters.agent_framework._features import FEATURES
+from harness.adapters.agent_framework.features import FEATURES
 from harness.contents import JSON
+from harness.contract import Tool
 
 
 @dataclass
@@ -47,7 +47,7 @@ class TerminateOnRequest(FunctionMiddleware):
             raise MiddlewareTermination("scripted tool asked the loop to stop", result=context.result)
 
 
-def build_tools(scripted: Mapping[str, ScriptedTool]) -> dict[str, FunctionTool]:
+def build_tools(scripted: Mapping[str, Tool]) -> dict[str, FunctionTool]:
     """One `FunctionTool` per scripted tool; tools may add others, so each knows the whole catalogue."""
     catalogue: dict[str, FunctionTool] = {}
     for name, tool in scripted.items():
@@ -55,7 +55,7 @@ def build_tools(scripted: Mapping[str, ScriptedTool]) -> dict[str, FunctionTool]
     return catalogue
 
 
-def _function_tool(tool: ScriptedTool, catalogue: Mapping[str, FunctionTool]) -> FunctionTool:
+def _function_tool(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> FunctionTool:
     spec = tool.spec
     body = None if spec.declaration_only else _body(tool, catalogue)
     return FunctionTool(
@@ -72,7 +72,7 @@ def _input_request(payload: JSON) -> Content:
     return Content.from_oauth_consent_request(link)
 
 
-def _body(tool: ScriptedTool, catalogue: Mapping[str, FunctionTool]) -> Callable[..., Awaitable[Any]]:
+def _body(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> Callable[..., Awaitable[Any]]:
     def run(arguments: dict[str, JSON], context: Any) -> JSON:
         scope = _SCOPE.get()
         outcome = tool.invoke(arguments, scope.call_id if scope else None)

@@ -10,20 +10,27 @@ from typing import Any, cast
 
 from agent_framework import Agent, AgentSession, FunctionTool
 from agent_framework import Message as FwMessage
-from fakes.provider import ScriptedProviderError
-from harness._transcript import message_form
-from harness.adapters.agent_framework._client import ScriptedChatClient
-from harness.adapters.agent_framework._convert import (
+from harness.adapters.agent_framework.client import ScriptedChatClient
+from harness.adapters.agent_framework.convert import (
     message_from_framework,
     messages_from_framework,
     response_from_framework,
     to_framework,
     update_from_framework,
 )
-from harness.adapters.agent_framework._features import FEATURES
-from harness.adapters.agent_framework._tools import TerminateOnRequest, build_tools
+from harness.adapters.agent_framework.features import FEATURES
+from harness.adapters.agent_framework.tools import TerminateOnRequest, build_tools
 from harness.contents import ApprovalResponse, Message, Response, Update
-from harness.contract import CallerView, Capability, ConversationSetup, LoopConfig, RaisedError, TurnInput
+from harness.contract import (
+    CallerView,
+    Capability,
+    ConversationSetup,
+    LoopConfig,
+    RaisedError,
+    ScriptedProviderError,
+    TurnInput,
+)
+from harness.transcript import message_form
 
 _CONFIG_KEYS = {
     "enabled": "enabled",

@@ -1,0 +1,105 @@
+"""The script a run replays and the records it leaves: scripted model steps and tool behaviours, the requests and
+executions the fakes record, and the faults they raise.
+
+Part of the value model shared by the fakes, the contract, the scenario format and the checks: it imports nothing of
+the harness but `harness.contents`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from harness.contents import JSON, Message, Response, Update
+
+
+@dataclass(frozen=True)
+class ModelStep:
+    """One scripted model response.
+
+    `updates` is how streaming delivers it; folding them gives `response`. `raises` makes the call fail with that
+    message instead. `ignores_tool_choice` marks a response that contains calls even when the request said
+    ``tool_choice="none"`` — a fault some real providers have.
+    """
+
+    response: Response
+    updates: tuple[Update, ...]
+    raises: str | None = None
+    ignores_tool_choice: bool = False
+    optional: bool = False
+    source_line: int | None = None
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """What one model call received: a snapshot taken when the call was made."""
+
+    turn: int
+    number: int  # 1-based position within the turn
+    messages: tuple[Message, ...]
+    tool_choice: str | None
+    tools: tuple[str, ...]
+    kwargs: Mapping[str, JSON] = field(default_factory=lambda: {})
+    streaming: bool = False
+
+
+@dataclass(frozen=True)
+class ScriptViolation:
+    """A model call the script did not foresee, or a scripted response a real provider would not give."""
+
+    turn: int
+    number: int
+    message: str
+    request: ModelRequest | None = None
+
+
+class ScriptedProviderError(RuntimeError):
+    """Raised to the loop by a scripted provider fault, or by a model call beyond the script."""
+
+
+@dataclass(frozen=True)
+class ToolBehaviour:
+    """What one invocation does: return `value`, raise with `value` as message, or ask the caller for input.
+
+    `terminate` asks the implementation's tool middleware to end the loop after this invocation; `add_tools`
+    makes the named tools available from the loop's next iteration.
+    """
+
+    kind: Literal["return", "raise", "request_input"] = "return"
+    value: JSON = None
+    terminate: bool = False
+    add_tools: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str = ""
+    parameters: Mapping[str, JSON] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    behaviours: tuple[ToolBehaviour, ...] = (ToolBehaviour(),)
+    approval_required: bool = False
+    declaration_only: bool = False
+    offered: bool = True  # False: only available once another tool adds it at run time
+
+
+@dataclass(frozen=True)
+class ToolExecution:
+    turn: int
+    tool: str
+    arguments: Mapping[str, JSON]
+    call_id: str | None
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What the implementation must do with an invocation that did not raise."""
+
+    value: JSON = None
+    input_requests: tuple[JSON, ...] = ()
+    terminate: bool = False
+    add_tools: tuple[str, ...] = ()
+
+
+class ScriptedToolError(RuntimeError):
+    """The exception a scripted tool raises when its behaviour says so."""
