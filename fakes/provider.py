@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 
 from harness.contents import JSON, FunctionCall, Message, Response, Update
 from harness.script import ModelRequest, ModelStep, ScriptedProviderError, ScriptViolation
@@ -11,8 +11,11 @@ from harness.script import ModelRequest, ModelStep, ScriptedProviderError, Scrip
 class ScriptedProvider:
     """Serves each turn's scripted responses in order, in either response mode, and records every request."""
 
-    def __init__(self, turns: Sequence[Sequence[ModelStep]]) -> None:
+    def __init__(self, turns: Sequence[Sequence[ModelStep]],
+                 on_request: Callable[[ModelRequest], None] | None = None) -> None:
         self._turns = [list(steps) for steps in turns]
+        # Told of every request as it is made, so a run killed mid-turn still shows how far it got.
+        self._on_request = on_request
         self._turn = 0
         self._served = 0
         self.requests: list[ModelRequest] = []
@@ -72,6 +75,8 @@ class ScriptedProvider:
             self._turn, number, tuple(messages), tool_choice, tuple(tools), dict(kwargs or {}), streaming
         )
         self.requests.append(request)
+        if self._on_request is not None:
+            self._on_request(request)
         script = self._turns[self._turn]
         if self._served >= len(script):
             message = f"unexpected model call #{number} in turn {self._turn + 1}: the script has {len(script)}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from harness.contents import JSON
 from harness.script import ScriptedToolError, ToolExecution, ToolOutcome, ToolSpec
@@ -24,7 +24,10 @@ class ScriptedTool:
     def invoke(self, arguments: Mapping[str, JSON], call_id: str | None = None) -> ToolOutcome:
         """Execute the tool body once; raises `ScriptedToolError` when scripted to fail."""
         # A deep copy: the record must not change if the loop later mutates the arguments it passed.
-        self._box.executions.append(ToolExecution(self._box.turn, self.name, copy.deepcopy(dict(arguments)), call_id))
+        execution = ToolExecution(self._box.turn, self.name, copy.deepcopy(dict(arguments)), call_id)
+        self._box.executions.append(execution)
+        if self._box.on_execution is not None:
+            self._box.on_execution(execution)
         behaviour = self.spec.behaviours[min(self._invocations, len(self.spec.behaviours) - 1)]
         self._invocations += 1
         if behaviour.kind == "raise":
@@ -38,8 +41,10 @@ class ScriptedTool:
 class ScriptedToolbox:
     """All tools of a scenario, with the shared execution record."""
 
-    def __init__(self, specs: Sequence[ToolSpec]) -> None:
+    def __init__(self, specs: Sequence[ToolSpec], on_execution: Callable[[ToolExecution], None] | None = None) -> None:
         self.turn = 0
+        # Told of every execution as it starts, so a run killed mid-turn still shows what ran.
+        self.on_execution = on_execution
         self.executions: list[ToolExecution] = []
         self.tools = {spec.name: ScriptedTool(spec, self) for spec in specs}
 

@@ -1,4 +1,4 @@
-"""The ``loop-conformance`` command line."""
+"""The loop-conformance command line: argument parsing, then one call per subcommand."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.contract import MODES, LoopAdapter, Mode
-from harness.errors import UnknownImplementationError
+from harness.contract import MODES, Mode
+from harness.errors import HarnessError, UnknownImplementationError
 from harness.reporting.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, load_baseline
 from harness.reporting.commands import (
     SpecFileError,
@@ -22,52 +22,151 @@ from harness.reporting.commands import (
 )
 from harness.reporting.documents import ResultsDocument
 from harness.reporting.json_report import write_json
+from harness.reporting.progress import RunProgress
 from harness.reporting.text import render_failure, render_summary
 from harness.reporting.version_matrix import load_results, render_json, render_markdown
-from harness.run.registry import implementation_names, installed_adapters, load_adapter
-from harness.run.suite import BUNDLED_SCENARIOS, run_suite
+from harness.results import ScenarioResult
+from harness.run.isolation import RUN_TIMEOUT_SECONDS
+from harness.run.registry import check_known, implementation_names
+from harness.run.runner import TURN_TIMEOUT_SECONDS
+from harness.run.suite import BUNDLED_SCENARIOS, run_isolated_suite
 from harness.scenario.schema import ScenarioSpec
+
+DESCRIPTION = """\
+Conformance harness for LLM function-calling loops: runs YAML scenarios against loop
+implementations in streaming and non-streaming mode, checks universal invariants and each
+scenario's expectations, and reports the verdicts per spec row."""
+
+EXAMPLES = """\
+examples:
+  loop-conformance run                      every scenario, every installed implementation, both modes
+  loop-conformance run --impl reference -v  one implementation, failures in full detail
+  loop-conformance gate --baseline baselines/known-failures.yaml results.json
+  loop-conformance COMMAND --help           what one command does and every option it takes"""
+
+RUN_EXAMPLES = """\
+Exits 0 when every run passes (or is a known failure or n/a), 1 when any fails or errors,
+2 on a usage error: an unknown implementation, an unreadable baseline or spec file.
+
+examples:
+  loop-conformance run --json results.json
+  loop-conformance run --impl agent_framework --mode streaming --scenarios scenarios/approval
+  loop-conformance run --no-baseline --no-reports -q   summary only; known failures count as failures"""
+
+GATE_EXAMPLES = """\
+Exits 0 when the gate passes, 1 when it fails, 2 when a file cannot be read.
+
+example:
+  loop-conformance run --impl agent_framework --json pr.json --no-baseline
+  loop-conformance gate --baseline baselines/known-failures.yaml pr.json"""
+
+DIFF_EXAMPLES = """\
+example:
+  loop-conformance diff base.json pr.json >> "$GITHUB_STEP_SUMMARY"
+"""
+
+MATRIX_EXAMPLES = """\
+example:
+  loop-conformance version-matrix results-1.22.0.json results-1.23.0.json \\
+      --markdown reports/version-matrix.md --json reports/version-matrix.json"""
+
+_FORMAT = argparse.RawDescriptionHelpFormatter  # descriptions and examples keep their line breaks
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="loop-conformance", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="run scenarios against implementations")
+    parser = argparse.ArgumentParser(prog="loop-conformance", description=DESCRIPTION, epilog=EXAMPLES,
+                                     formatter_class=_FORMAT)
+    commands = parser.add_subparsers(dest="command", required=True, title="commands", metavar="COMMAND")
+    run = commands.add_parser(
+        "run", help="run scenarios against implementations, print failures and a summary, write reports",
+        description="Run every selected scenario against every selected implementation in each mode, print\n"
+                    "each failure, a summary per scenario section, and write the coverage reports.",
+        epilog=RUN_EXAMPLES, formatter_class=_FORMAT)
     run.add_argument("--impl", action="append", default=[], metavar="NAME",
-                     help="implementation to run (repeatable; default: every installed one)")
-    run.add_argument("--mode", choices=MODES, help="only this response mode (default: both)")
+                     help="implementation to run, as 'loop-conformance list' names it (repeatable; default: every "
+                          "installed one)")
+    run.add_argument("--mode", choices=MODES, help="run only this response mode (default: both)")
     run.add_argument("--scenarios", action="append", type=Path, default=[], metavar="PATH",
-                     help="scenario file or folder (repeatable; default: the bundled scenarios)")
-    run.add_argument("--json", type=Path, metavar="FILE", help="write machine-readable results here")
+                     help="scenario file, or folder searched for them (repeatable; default: the bundled scenarios)")
+    run.add_argument("--json", type=Path, metavar="FILE",
+                     help="also write every result, check by check, to this JSON file (what report, gate and diff "
+                          "read)")
     run.add_argument("--baseline", type=Path, metavar="FILE",
                      help="known failures to report as xfail (default: the bundled baselines/known-failures.yaml)")
-    run.add_argument("--no-baseline", action="store_true", help="report known failures as plain failures")
+    run.add_argument("--no-baseline", action="store_true",
+                     help="apply no baseline: known failures are reported as plain failures")
     run.add_argument("--reports", type=Path, default=Path("reports"), metavar="DIR",
-                     help="write coverage.md/.html/.json and junit.xml here (default: reports)")
+                     help="folder for coverage.md, coverage.html, coverage.json and junit.xml (default: reports)")
     run.add_argument("--no-reports", action="store_true", help="write no coverage reports")
-    run.add_argument("--spec", type=Path, metavar="FILE", help="spec Markdown whose matrix rows the reports list")
-    report = commands.add_parser("report", help="coverage reports (md, html, json, junit) from results files")
-    report.add_argument("results", nargs="+", type=Path)
-    report.add_argument("--spec", type=Path, metavar="FILE", help="spec Markdown whose matrix rows to list")
-    report.add_argument("--out", type=Path, required=True, metavar="DIR")
-    gate = commands.add_parser("gate", help="fail on failing checks not in the baseline and on entries that now pass")
-    gate.add_argument("--baseline", type=Path, required=True, metavar="FILE")
-    gate.add_argument("results", type=Path)
-    diff = commands.add_parser("diff", help="regressions and fixes between two results files, as Markdown")
-    diff.add_argument("old", type=Path)
-    diff.add_argument("new", type=Path)
-    run.add_argument("-v", "--verbose", action="count", default=0, help="show expected/actual and full diffs")
-    matrix = commands.add_parser("version-matrix", help="spec row × release × mode from per-release results")
-    matrix.add_argument("results", nargs="+", type=Path, help="results files, one per release")
-    matrix.add_argument("--markdown", type=Path, required=True, metavar="FILE")
-    matrix.add_argument("--json", type=Path, required=True, metavar="FILE")
-    commands.add_parser("schema", help="print the JSON Schema of scenario files")
-    commands.add_parser("list", help="list installed implementations")
+    run.add_argument("--spec", type=Path, metavar="FILE",
+                     help="spec Markdown file whose scenario-to-test matrix rows the reports list (default: the "
+                          "built-in row list)")
+    run.add_argument("-j", "--jobs", type=_positive_int, default=None, metavar="N",
+                     help="worker processes running scenarios in parallel (default: the number of cores)")
+    run.add_argument("--timeout", type=_positive_float, default=RUN_TIMEOUT_SECONDS, metavar="SECONDS",
+                     help="hard limit on one scenario run; an overrunning worker is killed and the run is an error "
+                          f"(default: {RUN_TIMEOUT_SECONDS:g})")
+    output = run.add_mutually_exclusive_group()
+    output.add_argument("-v", "--verbose", action="count", default=0,
+                        help="show each failure in full: every problem, whole diffs, expected and actual values")
+    output.add_argument("-q", "--quiet", action="store_true",
+                        help="print only the summary and errors: no progress, no failure details")
+    report = commands.add_parser(
+        "report", help="coverage reports (Markdown, HTML, JSON, JUnit) from saved results files",
+        description="Write the coverage reports, as 'run' does, from results files saved by 'run --json';\n"
+                    "several files (e.g. one per implementation) make one report.", formatter_class=_FORMAT)
+    report.add_argument("results", nargs="+", type=Path, metavar="RESULTS",
+                        help="results file written by 'run --json' (one or more)")
+    report.add_argument("--spec", type=Path, metavar="FILE",
+                        help="spec Markdown file whose scenario-to-test matrix rows the reports list (default: the "
+                             "built-in row list)")
+    report.add_argument("--out", type=Path, required=True, metavar="DIR",
+                        help="folder to write coverage.md, coverage.html, coverage.json and junit.xml into")
+    gate = commands.add_parser(
+        "gate", help="fail on failing checks not in the baseline and on baseline entries that now pass",
+        description="Compare a results file with a per-check baseline: any failing check the baseline does not\n"
+                    "hold fails the gate (a regression), and so does any baseline entry whose check now passes\n"
+                    "(a fix that must leave the baseline).", epilog=GATE_EXAMPLES, formatter_class=_FORMAT)
+    gate.add_argument("--baseline", type=Path, required=True, metavar="FILE",
+                      help="baseline YAML with check_failures and/or known_failures entries")
+    gate.add_argument("results", type=Path, metavar="RESULTS", help="results file written by 'run --json'")
+    diff = commands.add_parser(
+        "diff", help="regressions and fixes between two results files, as Markdown for a PR comment",
+        description="Compare two results files check by check and print the regressions, fixes and other\n"
+                    "changes as Markdown tables.", epilog=DIFF_EXAMPLES, formatter_class=_FORMAT)
+    diff.add_argument("old", type=Path, metavar="OLD", help="results file of the base, before the change")
+    diff.add_argument("new", type=Path, metavar="NEW", help="results file of the change")
+    matrix = commands.add_parser(
+        "version-matrix", help="spec row × release × mode table from results files of several releases",
+        description="Build the version matrix (every covered spec row × framework release × mode) from one\n"
+                    "results file per release.", epilog=MATRIX_EXAMPLES, formatter_class=_FORMAT)
+    matrix.add_argument("results", nargs="+", type=Path, metavar="RESULTS",
+                        help="results file written by 'run --json', one per release")
+    matrix.add_argument("--markdown", type=Path, required=True, metavar="FILE", help="write the Markdown table here")
+    matrix.add_argument("--json", type=Path, required=True, metavar="FILE", help="write the JSON form here")
+    commands.add_parser("schema", help="print the JSON Schema of scenario files",
+                        description="Print the JSON Schema of scenario files, e.g. for an editor's YAML language "
+                                    "server.")
+    commands.add_parser("list", help="list the installed implementations, by the names --impl takes",
+                        description="List the installed implementations, one name a line, as 'run --impl' takes "
+                                    "them.")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except OSError as error:  # an unwritable report folder, an unreadable results file: the user's to fix
+        where = f" {error.filename}" if error.filename else ""
+        print(f"error: cannot use{where}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    except HarnessError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "schema":
         print(json.dumps(ScenarioSpec.model_json_schema(by_alias=True), indent=2))
         return 0
@@ -90,12 +189,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(args)
 
 
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
-        adapters = _adapters(args.impl)
+        for name in args.impl:
+            check_known(name)
     except UnknownImplementationError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    names: list[str] = list(dict.fromkeys(args.impl)) or implementation_names()
     modes: tuple[Mode, ...] = (args.mode,) if args.mode else MODES
     paths: list[Path] = args.scenarios or [BUNDLED_SCENARIOS]
     try:
@@ -104,25 +221,45 @@ def _run(args: argparse.Namespace) -> int:
     except (BaselineError, SpecFileError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    suite = run_suite(adapters, paths, modes, known)
+    progress = RunProgress(quiet=args.quiet)
+    try:
+        suite = run_isolated_suite(names, paths, modes, known, jobs=args.jobs, run_timeout=args.timeout,
+                                   turn_timeout=min(TURN_TIMEOUT_SECONDS, args.timeout), on_result=progress.advance,
+                                   on_total=progress.start)
+    finally:
+        progress.finish()
+    for note in suite.unavailable:
+        print(f"note: {note}", file=sys.stderr)
     for error in suite.file_errors:
         print(error.render(), file=sys.stderr)
-    for result in suite.results:
-        if result.verdict in ("fail", "error") and result.checks and result.checks[0].id != "scenario-file":
-            print(render_failure(result, verbose=args.verbose >= 1))
-            print()
+    if not args.quiet:
+        _print_failures(suite.results, verbose=args.verbose >= 1)
     filtered = bool(args.impl or args.mode or args.scenarios)
     print(render_summary(suite.results))
     if filtered:
         print("(filtered run: not every implementation, mode or scenario was selected)")
     if args.json:
         write_json(args.json, suite.results, filtered=filtered)
-        print(f"results written to {args.json}")
+        _say(args, f"results written to {args.json}")
     if not args.no_reports:
         written = write_reports(ResultsDocument(tuple(suite.results), filtered), args.reports, rows)
         append_step_summary(written["markdown"])
-        print(f"coverage reports written to {args.reports}/ ({', '.join(p.name for p in written.values())})")
+        _say(args, f"coverage reports written to {args.reports}/ ({', '.join(p.name for p in written.values())})")
     return 1 if any(r.verdict in ("fail", "error") for r in suite.results) else 0
+
+
+def _print_failures(results: Sequence[ScenarioResult], *, verbose: bool) -> None:
+    """Each failing or erroring run in detail (malformed scenario files were printed as compiler errors)."""
+    for result in results:
+        if result.verdict in ("fail", "error") and result.checks and result.checks[0].id != "scenario-file":
+            print(render_failure(result, verbose=verbose, verbose_flag="-v"))
+            print()
+
+
+def _say(args: argparse.Namespace, text: str) -> None:
+    """A note on what the run wrote; --quiet leaves only the summary and errors."""
+    if not args.quiet:
+        print(text)
 
 
 def _known_failures(args: argparse.Namespace) -> list[KnownFailure]:
@@ -130,15 +267,6 @@ def _known_failures(args: argparse.Namespace) -> list[KnownFailure]:
         return []
     path: Path | None = args.baseline or (BUNDLED_BASELINE if BUNDLED_BASELINE.exists() else None)
     return list(load_baseline(path).known_failures) if path is not None else []
-
-
-def _adapters(names: Sequence[str]) -> list[LoopAdapter]:
-    if names:
-        return [load_adapter(name) for name in names]
-    adapters, problems = installed_adapters()
-    for problem in problems:
-        print(f"note: {problem}", file=sys.stderr)
-    return adapters
 
 
 if __name__ == "__main__":

@@ -5,52 +5,63 @@ Registered through the ``pytest11`` entry point. Hooks stay thin and hand off to
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from harness.bundled import BUNDLED_SCENARIOS
 from harness.contract import MODES, LoopAdapter, Mode
-from harness.errors import ScenarioFileError
+from harness.errors import ScenarioFileError, UnknownImplementationError
 from harness.reporting.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, apply_baseline, load_baseline
 from harness.reporting.text import render_failure
 from harness.results import ScenarioResult
-from harness.run.registry import implementation_names, installed_adapters, load_adapter
-from harness.run.runner import run_scenario
+from harness.run.isolation import RUN_TIMEOUT_SECONDS, RunRequest, WorkerPool, run_requests
+from harness.run.registry import check_known, implementation_names, load_adapter
 from harness.scenario.loader import SCENARIO_SUFFIXES, load_scenario
 from harness.scenario.model import Scenario
 
-_ADAPTERS = pytest.StashKey[list[LoopAdapter]]()
+_ADAPTERS = pytest.StashKey[list[tuple[str, LoopAdapter]]]()
 _ROOTS = pytest.StashKey[list[Path]]()
 _KNOWN = pytest.StashKey[list[KnownFailure]]()
+_POOL = pytest.StashKey[WorkerPool]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("loop-conformance", "function-calling loop conformance scenarios")
+    group.addoption("--lc-timeout", type=float, default=RUN_TIMEOUT_SECONDS, metavar="SECONDS",
+                    help=f"hard limit on one scenario run (default: {RUN_TIMEOUT_SECONDS:g})")
     group.addoption("--lc-impl", action="append", default=[], metavar="NAME",
                     help="implementation to run scenarios against (repeatable; default: every installed one)")
     group.addoption("--lc-mode", choices=MODES, default=None, help="only this response mode (default: both)")
     group.addoption("--lc-baseline", default=None, metavar="FILE",
                     help="known failures, reported as xfail (default: the bundled baselines/known-failures.yaml)")
     group.addoption("--lc-scenarios", action="append", default=[], metavar="DIR",
-                    help="folder whose YAML files are scenarios (repeatable; default: <rootdir>/scenarios)")
+                    help="folder whose YAML files are scenarios, collected and run wherever it lies, inside "
+                         "pytest's rootdir and testpaths or not (repeatable; write --lc-scenarios=DIR, as pytest "
+                         "takes a separate path argument as a hint for its rootdir and ini file)")
+    group.addoption("--lc-bundled", action="store_true", dest="lc_bundled", default=None,
+                    help="collect the bundled scenarios too, wherever pytest runs (default: with --lc-scenarios "
+                         "only those folders; without it the bundled scenarios, where pytest's own arguments reach "
+                         "them, as the checkout's testpaths do)")
+    group.addoption("--lc-no-bundled", action="store_false", dest="lc_bundled",
+                    help="never collect the bundled scenarios")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    roots = [Path(p).resolve() for p in _strings(config, "--lc-scenarios")] or [config.rootpath / "scenarios"]
-    config.stash[_ROOTS] = roots
+    config.stash[_ROOTS] = _scenario_roots(config)
     baseline: str | None = config.getoption("--lc-baseline")
     path = Path(baseline) if baseline else (BUNDLED_BASELINE if BUNDLED_BASELINE.exists() else None)
     try:
         config.stash[_KNOWN] = list(load_baseline(path).known_failures) if path else []
     except BaselineError as error:
         raise pytest.UsageError(str(error)) from None
-    unknown = [n for n in _strings(config, "--lc-impl") if n not in implementation_names()]
-    if unknown:
-        installed = ", ".join(implementation_names()) or "none"
-        raise pytest.UsageError(f"no implementation named '{unknown[0]}' is installed (installed: {installed})")
+    for name in _strings(config, "--lc-impl"):
+        try:
+            check_known(name)
+        except UnknownImplementationError as error:
+            raise pytest.UsageError(str(error)) from None
     config.addinivalue_line("markers", "spec_row(name): the spec matrix row a scenario item covers")
 
 
@@ -59,13 +70,69 @@ def _strings(config: pytest.Config, option: str) -> list[str]:
     return list(value or [])
 
 
-def _adapters(config: pytest.Config) -> list[LoopAdapter]:
+def _scenario_roots(config: pytest.Config) -> list[Path]:
+    """The folders whose YAML files are scenarios; those pytest's own arguments miss join its arguments."""
+    folders = _scenario_folders(config)
+    bundled_option: bool | None = config.getoption("lc_bundled")
+    if bundled_option and not BUNDLED_SCENARIOS.is_dir():
+        raise pytest.UsageError(f"--lc-bundled: no bundled scenarios at {BUNDLED_SCENARIOS}")
+    with_bundled = [*folders, BUNDLED_SCENARIOS.resolve()]
+    # Named folders are collected by adding them to pytest's own collection arguments, as if they had been named
+    # on the command line, rather than by a collector of our own bolted onto the session: pytest then gives their
+    # items node ids (relative to the folder when it lies outside the rootdir), reports their collection errors,
+    # and applies -k/-m/--deselect/--lf, --collect-only and xdist's distribution to them as to any item, through
+    # the public `config.args` alone, whatever the pytest version's collection internals. The bundled scenarios
+    # are added only on --lc-bundled: the plugin loads in every project that installs the harness and must not
+    # add a suite to its runs unasked; otherwise they are items where pytest's own arguments reach them.
+    config.args.extend(str(folder) for folder in _unreached(config, with_bundled if bundled_option else folders))
+    if bundled_option or (bundled_option is None and not folders):
+        return with_bundled
+    return folders
+
+
+def _scenario_folders(config: pytest.Config) -> list[Path]:
+    folders = [(config.invocation_params.dir / name).resolve() for name in _strings(config, "--lc-scenarios")]
+    missing = [folder for folder in folders if not folder.is_dir()]
+    if missing:
+        raise pytest.UsageError(f"--lc-scenarios: {missing[0]} is not a folder")
+    return list(dict.fromkeys(folders))
+
+
+def _unreached(config: pytest.Config, folders: Sequence[Path]) -> list[Path]:
+    """The folders pytest's collection arguments do not reach already, parents first, each once.
+
+    An argument reaches a folder when it names that folder or one above it (pytest walks into it; a folder its
+    norecursedirs or --ignore hides stays hidden, as with `pytest . .hidden`). An argument given on the command
+    line that names something inside a folder narrows the run to that part, so the whole folder is not added.
+    """
+    here = config.invocation_params.dir
+    arguments = [(here / argument.split("::")[0]).resolve() for argument in config.args]
+    narrowed = config.args_source == pytest.Config.ArgsSource.ARGS
+    added: list[Path] = []
+    for folder in sorted(folders, key=lambda path: len(path.parts)):
+        if any(folder.is_relative_to(reached) for reached in (*arguments, *added)):
+            continue
+        if narrowed and any(argument.is_relative_to(folder) for argument in arguments):
+            continue
+        added.append(folder)
+    return added
+
+
+def _adapters(config: pytest.Config) -> list[tuple[str, LoopAdapter]]:
+    """Each implementation to run, as (the name it is loaded by, in the worker too; the adapter)."""
     if _ADAPTERS not in config.stash:
-        names = _strings(config, "--lc-impl")
-        if names:
-            config.stash[_ADAPTERS] = [load_adapter(name) for name in names]
-        else:
-            config.stash[_ADAPTERS] = installed_adapters()[0]
+        names = _strings(config, "--lc-impl") or implementation_names()
+        loaded: list[tuple[str, LoopAdapter]] = []
+        for name in names:
+            try:
+                loaded.append((name, load_adapter(name)))
+            except ImportError as error:  # a missing extra: only an error when asked for by name
+                if name in _strings(config, "--lc-impl"):
+                    raise pytest.UsageError(f"implementation '{name}' is not available: {error}") from None
+            except Exception as error:  # noqa: BLE001 - a broken factory is the user's to fix, shown plainly
+                raise pytest.UsageError(f"the factory of implementation '{name}' raised "
+                                        f"{type(error).__name__}: {error}") from None
+        config.stash[_ADAPTERS] = loaded
     return config.stash[_ADAPTERS]
 
 
@@ -88,10 +155,11 @@ class ScenarioFile(pytest.File):
             return
         mode_option: Mode | None = self.config.getoption("--lc-mode")
         modes: tuple[Mode, ...] = (mode_option,) if mode_option else MODES
-        for adapter in _adapters(self.config):
+        for reference, adapter in _adapters(self.config):
             for mode in modes:
                 yield ScenarioItem.from_parent(  # pyright: ignore[reportUnknownMemberType]
-                    self, name=f"{scenario.id}[{adapter.name}-{mode}]", scenario=scenario, adapter=adapter, mode=mode)
+                    self, name=f"{scenario.id}[{adapter.name}-{mode}]", scenario=scenario, adapter=adapter, mode=mode,
+                    reference=reference)
 
 
 class ScenarioFailedError(Exception):
@@ -101,10 +169,12 @@ class ScenarioFailedError(Exception):
 
 
 class ScenarioItem(pytest.Item):
-    def __init__(self, *, scenario: Scenario, adapter: LoopAdapter, mode: Mode, **kwargs: Any) -> None:
+    def __init__(self, *, scenario: Scenario, adapter: LoopAdapter, mode: Mode, reference: str,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)  # pyright: ignore[reportUnknownMemberType]
         self.scenario = scenario
         self.adapter = adapter
+        self.reference = reference  # how the worker process loads the same adapter
         self.mode: Mode = mode
         for row in scenario.spec.spec:
             self.user_properties.append(("spec_row", row))
@@ -112,7 +182,10 @@ class ScenarioItem(pytest.Item):
         self.user_properties.extend([("implementation", adapter.name), ("mode", mode)])
 
     def runtest(self) -> None:
-        result = asyncio.run(run_scenario(self.scenario, self.adapter, self.mode))
+        # In a worker process under a hard limit, as the CLI runs it: a loop that never yields must not hang pytest.
+        request = RunRequest(self.scenario, self.reference, self.mode)
+        identity = {self.reference: (self.adapter.name, self.adapter.version)}
+        (result,) = run_requests(_pool(self.config), [request], identity)
         result = apply_baseline(result, self.config.stash[_KNOWN])
         self.user_properties.append(("verdict", result.verdict))
         if result.verdict == "n/a":
@@ -147,3 +220,16 @@ class MalformedScenarioItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int, str]:
         first = self.error.problems[0]
         return self.path, first.line - 1, f"malformed scenario {self.path.name}"
+
+
+def _pool(config: pytest.Config) -> WorkerPool:
+    """One worker process per pytest process (per xdist worker), started on first use and reused."""
+    if _POOL not in config.stash:
+        timeout = cast(float, config.getoption("--lc-timeout"))
+        config.stash[_POOL] = WorkerPool(1, timeout)
+    return config.stash[_POOL]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _POOL in config.stash:
+        config.stash[_POOL].close()

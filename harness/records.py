@@ -22,6 +22,7 @@ class TurnRecord:
     violations: tuple[ScriptViolation, ...]
     crash: str | None = None  # the loop raised out of run_turn, or hung
     replays_history: bool = False  # the caller's input began with the conversation so far
+    ran_before_requests: tuple[int, ...] = ()  # per model request of the turn: tool executions of the turn before it
 
     def input_messages(self) -> tuple[Message, ...]:
         if isinstance(self.caller_input, str):
@@ -53,4 +54,5 @@ class RunRecord:
     mode: Mode
     turns: list[TurnRecord] = field(default_factory=lambda: [])
     input_problem: str | None = None  # a turn's input could not be built from what earlier turns returned
+    close_problem: str | None = None  # close() hung or raised
     shadow: RunRecord | None = None  # the non-streaming run a streaming run is compared with

@@ -23,6 +23,8 @@ INVARIANT_CHECKS = (
     "no-approval-wrappers-to-model",
 )
 RUN_CHECKS = ("completes", "script")
+# Reported only when the harness itself could not judge: a malformed scenario file, a check that crashed.
+HARNESS_CHECKS = ("scenario-file", "judging")
 EXPECT_CHECKS = (
     "expect.response",
     "expect.executions",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.cli import _parser, main
 
 SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "normal" / "single-call.yaml"
 
@@ -94,3 +95,78 @@ def test_gate_and_diff_commands(tmp_path: Path, capsys: pytest.CaptureFixture[st
     table = capsys.readouterr().out
     assert "normal.single-call" in table
     assert "| `expect.model-calls` | pass → **fail** |" in table
+
+
+def test_a_requests_failure_is_a_diff_of_one_message_per_line(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    asked = 'contents: [{text: "What is the weather in Paris?"}]'
+    before, after = SCENARIO.read_text().rsplit(asked, 1)  # the last one is in the expectation of call #2
+    root = _copy(tmp_path, before + asked.replace("Paris", "Rome") + after)
+    args = ["run", "--impl", "reference", "--scenarios", str(root), "--mode", "non-streaming", "--no-reports"]
+    assert main(args) == 1
+    printed = capsys.readouterr().out
+    assert ("check expect.requests: call #2.messages[0].contents[0].text: differs: expected \"What is the weather "
+            "in Rome?\", got \"What is the weather in Paris?\"") in printed
+    assert ("      -  - {role: user, contents: [{text: 'What is the weather in Rome?'}]}\n"
+            "      +  - {role: user, contents: [{text: 'What is the weather in Paris?'}]}\n"
+            "         - {role: assistant, contents: [{function_call: {call_id: c1, name: get_weather, arguments: "
+            "{city: Paris}}}]}\n") in printed
+    assert "see scenario" not in printed
+
+
+def test_progress_is_a_few_plain_lines_off_a_terminal_and_quiet_prints_only_the_summary(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(tmp_path, SCENARIO.read_text().replace("model_calls: 2", "model_calls: 3"))
+    args = ["run", "--impl", "reference", "--scenarios", str(root), "--json", str(tmp_path / "r.json"),
+            "--reports", str(tmp_path / "reports")]
+    assert main(args) == 1
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:2] == ["progress: 1/2 (50%) runs finished: 1 fail", "progress: 2/2 (100%) runs finished: 2 fail"]
+    assert "FAIL normal.single-call [reference, non-streaming]" in printed
+    assert main([*args, "-q"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [
+        "section   pass   fail  error  xfail    n/a",
+        "normal       0      2      0      0      0",
+        "total        0      2      0      0      0",
+        "(filtered run: not every implementation, mode or scenario was selected)",
+    ]
+    assert captured.err == ""
+    assert (tmp_path / "reports" / "coverage.md").exists()
+
+
+def test_quiet_and_verbose_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "-q", "-v"])
+    assert exit_info.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def _commands() -> dict[str, argparse.ArgumentParser]:
+    parser = _parser()
+    [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(commands.choices)
+
+
+def test_every_command_and_argument_has_a_plain_description() -> None:
+    parser = _parser()
+    [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    listed = {action.dest: action.help for action in commands._choices_actions}
+    assert set(listed) == {"run", "report", "gate", "diff", "version-matrix", "schema", "list"}
+    for name, command in _commands().items():
+        assert listed[name], f"{name} has no one-line help"
+        assert command.description, f"{name} --help has no description"
+        undescribed = [a.option_strings or a.dest for a in command._actions if not a.help]
+        assert undescribed == [], f"{name}: arguments without help: {undescribed}"
+    for text in [parser.format_help(), *(c.format_help() for c in _commands().values())]:
+        for markup in ("``", ":func:", ":class:", ":meth:", ".. "):
+            assert markup not in text
+    assert not parser.format_help().split("\n\n")[1].startswith("The ")  # not the module docstring
+
+
+def test_existing_run_options_keep_their_meaning() -> None:
+    args = _parser().parse_args(["run", "--impl", "a", "--impl", "b", "--mode", "streaming", "--scenarios", "x",
+                                 "--json", "r.json", "--no-baseline", "--reports", "out", "--spec", "s.md", "-vv"])
+    assert (args.impl, args.mode, args.scenarios, args.json, args.no_baseline, args.reports, args.spec,
+            args.verbose, args.quiet) == (["a", "b"], "streaming", [Path("x")], Path("r.json"), True, Path("out"),
+                                          Path("s.md"), 2, False)

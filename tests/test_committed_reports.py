@@ -9,6 +9,7 @@ import importlib.metadata
 from pathlib import Path
 
 import pytest
+from requirements_helper import INSTALL_PINNED, require
 
 from harness import BUNDLED_SCENARIOS, MODES, run_suite
 from harness.reporting.baseline import BUNDLED_BASELINE, load_baseline
@@ -27,10 +28,11 @@ def _installed_framework() -> str | None:
         return None
 
 
-@pytest.mark.skipif(_installed_framework() != PINNED,
-                    reason=f"the committed reports are of agent-framework-core {PINNED} (constraints/latest.txt)")
 @pytest.mark.parametrize("name", ["coverage.md", "coverage.html"])
 def test_committed_report_is_current(name: str, tmp_path: Path) -> None:
+    installed = _installed_framework()
+    require(installed == PINNED, f"the committed reports are of agent-framework-core {PINNED}, the release pinned in "
+                                 f"constraints/latest.txt, and {installed or 'none'} is installed: {INSTALL_PINNED}")
     adapters, _ = installed_adapters()
     known = load_baseline(BUNDLED_BASELINE).known_failures
     suite = run_suite(adapters, [BUNDLED_SCENARIOS], MODES, known)

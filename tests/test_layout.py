@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # results, errors, the default limits and where the bundled suite lives.
 VALUE_MODEL = frozenset({
     "harness.contents", "harness.contract", "harness.script", "harness.records", "harness.transcript",
-    "harness.results", "harness.errors", "harness.limits", "harness.bundled",
+    "harness.results", "harness.errors", "harness.limits", "harness.bundled", "harness.parameters",
 })
 
 

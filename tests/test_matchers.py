@@ -8,7 +8,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.scenario.matchers import MATCHERS, Mismatch, is_matcher, match, matcher_problems
+from harness.scenario import matchers
+from harness.scenario.matchers import (
+    MATCHERS,
+    InvalidPatternError,
+    Mismatch,
+    compile_pattern,
+    is_matcher,
+    match,
+    matcher_problems,
+    pattern_shape,
+)
 
 
 def _reasons(expected: Any, actual: Any) -> list[tuple[str, str]]:
@@ -74,6 +84,49 @@ def test_any_accepts_everything_including_absence() -> None:
 ])
 def test_regex(pattern: str, actual: Any, ok: bool) -> None:
     assert (match({"$regex": pattern}, actual) == []) is ok
+
+
+def test_a_regex_that_backtracks_without_end_fails_its_match_instead_of_hanging(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(matchers, "REGEX_TIMEOUT", 0.01)
+    # `(a|a)*$` tries 2**40 ways to split the a's before giving up on the b: no time limit outlasts that.
+    assert _reasons({"$regex": "(a|a)*$"}, "a" * 40 + "b") == [
+        ("", "$regex gave up after 0.01 s: the pattern backtracks too much on this value")]
+
+
+@pytest.mark.parametrize(("pattern", "reason"), [
+    ("(", "$regex pattern does not compile: missing ) at position 1"),
+    ("a{100}" * 101, "$regex pattern is too large: its counted repeats ({n}, {n,m}) would compile into more than "
+     "10000 items"),
+    (["a"], "$regex takes a string pattern"),
+])
+def test_an_unusable_regex_is_a_mismatch_not_an_exception(pattern: Any, reason: str) -> None:
+    assert _reasons({"$regex": pattern}, "a") == [("", reason)]
+
+
+def test_patterns_are_compiled_once() -> None:
+    assert compile_pattern("^Sun") is compile_pattern("^Sun")
+
+
+@pytest.mark.parametrize(("pattern", "shape"), [
+    ("abc", (3, 0)),
+    ("a{100}", (100, 0)),
+    ("a{2,50}", (50, 0)),
+    ("(ab){10}", (20, 1)),
+    ("((a){10}){10}", (100, 2)),
+    ("[{}()]{5}", (5, 0)),  # brackets inside a class are characters
+    ("\\(a{9}", (10, 0)),  # so is an escaped parenthesis
+    ("\\p{L}{3}", (6, 0)),  # the braces of a property are no count (the bound only over-estimates it)
+])
+def test_pattern_shape_bounds_what_regex_expands(pattern: str, shape: tuple[int, int]) -> None:
+    assert pattern_shape(pattern) == shape
+
+
+def test_a_pattern_that_would_expand_into_gigabytes_is_refused_before_compiling() -> None:
+    with pytest.raises(InvalidPatternError, match="too large"):
+        compile_pattern("(?:(?:(?:a{100}){100}){100}){100}")
+    with pytest.raises(InvalidPatternError, match="nests groups more than 100 deep"):
+        compile_pattern("(" * 101 + ")" * 101)
 
 
 def test_a_matcher_on_a_missing_value_is_reported_missing() -> None:

@@ -40,6 +40,7 @@ from harness.contents import (
     UserInputRequest,
     fold_updates,
 )
+from harness.parameters import argument_problems
 from harness.records import RunRecord, TurnRecord
 from harness.results import CheckResult
 from harness.script import ToolExecution
@@ -233,13 +234,24 @@ class _Analysis:
         specs = {tool.name: tool for tool in run.scenario.tools}
         self.gated_tools = {name for name, spec in specs.items() if spec.approval_required}
         self.runnable_tools = {name for name, spec in specs.items() if not spec.declaration_only and spec.offered}
+        self.parameters = {name: spec.parameters for name, spec in specs.items()}
         for turn in run.turns:
             for content in _contents(turn.response_messages()):
                 if isinstance(content, ApprovalRequest) and not _hosted(content):
-                    self.targets.append(_Target(content.function_call, content.id, turn.index))
+                    self.targets.append(self._target(content.function_call, content.id, turn.index))
         for turn in run.turns:
             self._turn(turn)
         self._never_executed()
+
+    def _target(self, call: FunctionCall, request_id: str, request_turn: int | None) -> _Target:
+        # Approval does not make arguments valid: a call its tool's parameters refuse must never run (spec,
+        # "Approved validation error"), so it is allowed no execution at all.
+        return _Target(call, request_id, request_turn, allowed=0 if self._refused(call) else 1)
+
+    def _refused(self, call: FunctionCall) -> bool:
+        parameters = self.parameters.get(call.name)
+        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        return parameters is not None and bool(argument_problems(parameters, arguments))
 
     def fail(self, check: str, turn: int | None, message: str) -> None:
         self.failures[check].append(CheckResult(check, "fail", message, None if turn is None else turn + 1))
@@ -262,7 +274,7 @@ class _Analysis:
             return same_call[-1]
         key = (response.id, call.call_id, _args_key(call.name, call.arguments)[2])
         if key not in self.handwritten:
-            self.handwritten[key] = _Target(call, response.id, None)
+            self.handwritten[key] = self._target(call, response.id, None)
         return self.handwritten[key]
 
     def _decisions(self, turn: TurnRecord) -> list[_Decided]:
@@ -356,6 +368,10 @@ class _Analysis:
 
     def _too_often(self, target: _Target, turn: int) -> None:
         decided_in = target.first + 1 if target.first is not None else "?"
+        if self._refused(target.call):
+            self.fail(APPROVED_ONCE, turn, f"call {_describe(target.call)}, approved in turn {decided_in}, executed "
+                                           "although its arguments break the tool's parameters")
+            return
         self.fail(APPROVED_ONCE, turn, f"call {_describe(target.call)}, approved in turn {decided_in}, has executed "
                                        f"{target.executions} times by turn {turn + 1}")
 
@@ -376,6 +392,8 @@ class _Analysis:
                 continue
             if target.call.name not in self.runnable_tools:
                 continue  # nothing local to run: a declaration-only or unknown tool
+            if self._refused(target.call):
+                continue  # refused before its body, as it must be; its result is judged like any other
             if any(turn >= target.pending_in[0] for turn in crashed):
                 continue  # the turn ended in an error; `completes` or the scenario judges that
             self.fail(APPROVED_ONCE, target.pending_in[0],

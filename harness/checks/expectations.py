@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
+
+import yaml
 
 from harness.contents import Message
 from harness.records import TurnRecord
 from harness.results import CheckResult
 from harness.scenario.matchers import Mismatch, match
 from harness.scenario.schema import ContentSpec, ExpectSpec, MessageExpect, RequestExpect
+from harness.script import ModelRequest
 from harness.transcript import WRAPPERS, messages_form, stream_tokens
 
 
@@ -151,24 +155,117 @@ def _request_check(request_expect: RequestExpect, turn: TurnRecord) -> CheckResu
     position = request_expect.call
     requests = [r for r in turn.requests if r.number == position]
     if not requests:
-        return CheckResult("expect.requests", "fail", f"model call #{position} never happened", number)
-    request = requests[0]
-    mismatches: list[Mismatch] = []
-    prefix = f"call #{position}"
+        return CheckResult("expect.requests", "fail", f"model call #{position} never happened", number,
+                           f"model call #{position}", f"{len(turn.requests)} model call(s)")
+    fields = _request_fields(request_expect, requests[0])
+    mismatches = [m for f in fields for m in f.mismatches]
+    if not mismatches:
+        return CheckResult("expect.requests", "pass", "", number)
+    expected_lines = [line for f in fields for line in f.expected_lines()]
+    actual_lines = [line for f in fields for line in f.actual_lines()]
+    # No `diff` here: the forms are one message per line, and a renderer diffs them (harness.reporting.text).
+    return _failed("expect.requests", number, mismatches, "\n".join(expected_lines), "\n".join(actual_lines), ())
+
+
+@dataclass(frozen=True)
+class RequestField:
+    """One named part of a model request expectation, compared: the expected and actual forms and what differs.
+
+    `expected` holds, where the expectation is satisfied (a matched message, a matcher that holds), the actual form,
+    so that the expected and actual forms differ exactly where the comparison found a mismatch.
+    """
+
+    name: str
+    expected: Any
+    actual: Any
+    mismatches: tuple[Mismatch, ...]
+    per_item: bool = False  # a message list: one form per message
+    label: str = ""  # the list matcher the expected messages sit under, e.g. "$suffix"
+
+    def expected_lines(self) -> list[str]:
+        return self._lines(self.expected, f"{self.name} ({self.label})" if self.label else self.name)
+
+    def actual_lines(self) -> list[str]:
+        return self._lines(self.actual, self.name)
+
+    def _lines(self, value: Any, title: str) -> list[str]:
+        if self.per_item and isinstance(value, list):
+            return [f"{title}:", *(f"  - {flow_form(item)}" for item in cast(list[Any], value))]
+        return [f"{title}: {flow_form(value)}"]
+
+
+def _request_fields(request_expect: RequestExpect, request: ModelRequest) -> list[RequestField]:
+    prefix = f"call #{request.number}"
+    fields: list[RequestField] = []
     if request_expect.tool_choice is not None:
-        mismatches.extend(match(request_expect.tool_choice, request.tool_choice, f"{prefix}.tool_choice"))
+        fields.append(_field("tool_choice", request_expect.tool_choice, request.tool_choice, prefix))
     if request_expect.tools is not None:
         tools: Any = request_expect.tools
         wanted = sorted(cast(list[str], tools)) if isinstance(tools, list) else tools
-        mismatches.extend(match(wanted, sorted(request.tools), f"{prefix}.tools"))
+        fields.append(_field("tools", wanted, sorted(request.tools), prefix))
     if request_expect.kwargs is not None:
         named = {key: request.kwargs.get(key) for key in request_expect.kwargs}
-        mismatches.extend(match(request_expect.kwargs, named, f"{prefix}.kwargs"))
+        fields.append(_field("kwargs", request_expect.kwargs, named, prefix))
     if request_expect.messages is not None:
-        mismatches.extend(_prefixed(compare_messages(request_expect.messages, request.messages), f"{prefix}.messages"))
-    actual = {"tool_choice": request.tool_choice, "tools": sorted(request.tools),
-              "messages": messages_form(request.messages)}
-    return _verdict("expect.requests", number, mismatches, "see scenario", actual)
+        fields.append(_messages_field(request_expect.messages, request.messages, prefix))
+    return fields
+
+
+def _field(name: str, expected: Any, actual: Any, prefix: str) -> RequestField:
+    mismatches = tuple(match(expected, actual, f"{prefix}.{name}"))
+    return RequestField(name, expected if mismatches else actual, actual, mismatches)
+
+
+def _messages_field(spec: list[MessageExpect] | dict[str, Any], messages: Sequence[Message],
+                    prefix: str) -> RequestField:
+    expected = expected_messages(spec)
+    actual = _prune_wrappers(expected, messages_form(messages))
+    mismatches = tuple(_prefixed(match(expected, actual), f"{prefix}.messages"))
+    aligned = _aligned_expectations(expected, len(actual))
+    if not aligned and not isinstance(expected, list):  # a matcher over the whole list, e.g. {$contains: ...}
+        return RequestField("messages", expected if mismatches else actual, actual, mismatches, per_item=True)
+    label = "" if isinstance(expected, list) else next(iter(cast(dict[str, Any], expected)))
+    shown: list[Any] = []
+    for index, want in enumerate(aligned):
+        got = actual[index] if index < len(actual) else None
+        if want is None or (index < len(actual) and not match(want, got)):
+            shown.append(got)  # satisfied, or outside a $prefix/$suffix window: shown as it is
+        else:
+            shown.append(want)
+    if label == "$prefix":
+        shown += actual[len(aligned):]
+    return RequestField("messages", shown, actual, mismatches, per_item=True, label=label)
+
+
+def flow_form(value: Any) -> str:
+    """A value on one line, in the YAML flow style scenarios are written in, e.g. ``{role: user, contents: [...]}``."""
+    text = yaml.dump(value, Dumper=_FlowDumper, default_flow_style=True, width=_NO_WRAP, sort_keys=False,
+                     allow_unicode=True)
+    return text.removesuffix("\n").removesuffix("\n...").strip()
+
+
+_NO_WRAP = 2**31 - 1
+
+
+class _FlowDumper(yaml.SafeDumper):
+    """One line per value: strings with line breaks quoted with escapes, values YAML does not know as text."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = '"' if any(ord(ch) < 32 or ch in "\x85\u2028\u2029" for ch in value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)  # pyright: ignore[reportUnknownMemberType]
+
+
+def _represent_other(dumper: yaml.SafeDumper, value: object) -> yaml.Node:
+    if isinstance(value, Mapping):
+        return dumper.represent_dict(dict(cast(Mapping[Any, Any], value)))
+    if isinstance(value, tuple | list):
+        return dumper.represent_list(list(cast(Sequence[Any], value)))
+    return _represent_str(dumper, str(value))
+
+
+_FlowDumper.add_representer(str, _represent_str)
+_FlowDumper.add_multi_representer(object, _represent_other)
 
 
 def _prefixed(mismatches: list[Mismatch], prefix: str) -> list[Mismatch]:
@@ -179,13 +276,18 @@ def _prefixed(mismatches: list[Mismatch], prefix: str) -> list[Mismatch]:
 def _verdict(check: str, turn: int, mismatches: list[Mismatch], expected: Any, actual: Any) -> CheckResult:
     if not mismatches:
         return CheckResult(check, "pass", "", turn)
-    lines = tuple(f"{m.path or '(top)'}: {m.reason}: expected {_j(m.expected)}, got {_j(m.actual)}"
-                  for m in mismatches)
     expected_text, actual_text = _pretty(expected), _pretty(actual)
     diff = tuple(difflib.unified_diff(expected_text.splitlines(), actual_text.splitlines(), "expected", "actual",
                                       lineterm=""))
+    return _failed(check, turn, mismatches, expected_text, actual_text, diff)
+
+
+def _failed(check: str, turn: int, mismatches: Sequence[Mismatch], expected: str, actual: str,
+            diff: tuple[str, ...]) -> CheckResult:
+    lines = tuple(f"{m.path or '(top)'}: {m.reason}: expected {_j(m.expected)}, got {_j(m.actual)}"
+                  for m in mismatches)
     return CheckResult(check, "fail", lines[0] + (f" (+{len(lines) - 1} more)" if len(lines) > 1 else ""), turn,
-                       expected_text, actual_text, diff, lines)
+                       expected, actual, diff, lines)
 
 
 def _j(value: Any) -> str:

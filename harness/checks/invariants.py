@@ -174,7 +174,9 @@ def check_no_orphans(run: RunRecord) -> list[CheckResult]:
             transcript = earlier + turn.input_messages() + turn.response_messages()
             failures.extend(_fail("no-orphans", turn.index, f"caller-visible transcript: {p}")
                             for p in orphans(transcript, allow_pauses=True))
-        if turn.view.updates and caller_side:
+        # A turn that raised leaves the caller an exception, not a transcript: the updates streamed before it are
+        # abandoned with the turn (the spec lets an unknown call raise, and a call streams before it is judged).
+        if turn.view.updates and caller_side and turn.view.error is None:
             streamed = earlier + turn.input_messages() + fold_updates(turn.view.updates).messages
             failures.extend(_fail("no-orphans", turn.index, f"streamed updates: {p}")
                             for p in orphans(streamed, allow_pauses=True))
@@ -297,15 +299,38 @@ def _order_problems(messages: Sequence[Message]) -> list[str]:
 
 
 def check_bounded(run: RunRecord) -> list[CheckResult]:
+    """No more model calls in a turn than the limits allow, and once a limit is reached, one final call with
+    tools disabled (spec: "Maximum iterations", "Maximum function calls")."""
     config = run.scenario.config
     limit = (config.max_iterations + 1) if config.max_iterations else RUNAWAY_MODEL_CALLS
     if not config.enabled:
         limit = 1
-    failures = [
-        _fail("bounded", turn.index, f"{len(turn.requests)} model calls in one turn; the bound is {limit}")
-        for turn in run.turns if len(turn.requests) > limit
-    ]
+    failures: list[CheckResult] = []
+    for turn in run.turns:
+        if len(turn.requests) > limit:
+            failures.append(_fail("bounded", turn.index,
+                                  f"{len(turn.requests)} model calls in one turn; the bound is {limit}"))
+        elif config.enabled and config.max_iterations and len(turn.requests) == limit:
+            last = turn.requests[-1]
+            if last.tool_choice != "none":
+                failures.append(_fail("bounded", turn.index,
+                                      f"model call #{last.number} came after max_iterations={config.max_iterations} "
+                                      f"tool-enabled calls but had tool_choice={last.tool_choice!r}, not 'none'"))
+        if config.enabled and config.max_function_calls:
+            failures.extend(_after_call_budget(turn, config.max_function_calls))
     return failures or _pass("bounded")
+
+
+def _after_call_budget(turn: TurnRecord, budget: int) -> list[CheckResult]:
+    """Model calls made once `budget` tools ran in the turn: at most one, and with tools disabled."""
+    after = [r for r, ran in zip(turn.requests, turn.ran_before_requests, strict=False) if ran >= budget]
+    failures = [_fail("bounded", turn.index, f"model call #{r.number} came after {budget} function call(s) spent "
+                                             f"max_function_calls but had tool_choice={r.tool_choice!r}, not 'none'")
+                for r in after if r.tool_choice != "none"]
+    if len(after) > 1:
+        failures.append(_fail("bounded", turn.index, f"{len(after)} model calls after max_function_calls={budget} "
+                                                     "was spent; only one final call is allowed"))
+    return failures
 
 
 INVARIANTS = (

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.reporting.documents import ResultsDocument, as_document
+from harness.reporting.markdown import markdown_code, markdown_text
 from harness.results import ScenarioResult, Verdict
 
 _BAD: frozenset[str] = frozenset({"fail", "error", "xfail"})
@@ -122,10 +123,6 @@ def _rank(verdict: str) -> int:
     return _RANK.get(verdict, len(_RANK))
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
-
 def _implementation(change: Change) -> str:
     if change.old_versions and change.new_versions and change.old_versions != change.new_versions:
         before = ", ".join(sorted(change.old_versions))
@@ -142,8 +139,9 @@ def _table(title: str, changes: tuple[Change, ...], *, with_message: bool) -> li
     rule = "|---|---|---|---|---|" + ("---|" if with_message else "")
     lines += [header, rule]
     for c in changes:
-        message = c.message if len(c.message) <= 200 else c.message[:199] + "…"
-        row = (f"| `{_cell(c.scenario)}` | {_cell(_implementation(c))} | {c.mode} | `{_cell(c.check)}` | "
-               f"{c.old} → **{c.new}** |")
-        lines.append(row + (f" {_cell(message)} |" if with_message else ""))
+        message = " ".join(c.message.split())
+        message = message if len(message) <= 200 else message[:199] + "…"
+        row = (f"| {markdown_code(c.scenario)} | {markdown_text(_implementation(c))} | {markdown_text(c.mode)} | "
+               f"{markdown_code(c.check)} | {markdown_text(c.old)} → **{markdown_text(c.new)}** |")
+        lines.append(row + (f" {markdown_text(message)} |" if with_message else ""))
     return [*lines, ""]

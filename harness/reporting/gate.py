@@ -153,23 +153,40 @@ class GateOutcome:
         return 0 if self.passed else 1
 
     def render(self) -> str:
-        verdict = "passed" if self.passed else "FAILED"
-        lines = [f"Gate {verdict}: {len(self.new_failures)} failing check(s) not in the baseline, "
-                 f"{len(self.stale_entries)} baseline entr{'y' if len(self.stale_entries) == 1 else 'ies'} "
-                 "that now pass.", ""]
+        """Every number with its meaning beside it: what fails the gate first, then what the baseline accounts for."""
+        new, stale, known = len(self.new_failures), len(self.stale_entries), len(self.known)
+        if self.passed:
+            head = "Gate passed: every failing check is in the baseline, and no baseline entry now passes."
+        else:
+            head = (f"Gate FAILED: {_count(new, 'failing check is', 'failing checks are')} not in the baseline, "
+                    f"{_count(stale, 'baseline entry now passes', 'baseline entries now pass')}.")
+        lines = [head, ""]
         if self.filtered:
             lines += ["Filtered run: baseline entries outside the selection were not judged.", ""]
-        lines.append("Failing checks not in the baseline:")
-        lines += [f"  - {f.describe()}" for f in self.new_failures] or ["  none"]
-        lines.append("")
-        lines.append("Baseline entries that now pass (remove them from the baseline):")
-        lines += [f"  - {s.entry.describe()}: passes on {', '.join(s.passing_in)}" for s in self.stale_entries] \
-            or ["  none"]
-        lines.append("")
-        lines.append(f"Known failing checks still failing, as the baseline says: {len(self.known)}.")
+        if new:
+            lines.append(f"{_count(new, 'failing check is', 'failing checks are')} not in the baseline "
+                         f"({_count(new, 'regression', 'regressions')}: fix, or add a baseline entry with the "
+                         "reason):")
+            lines += [f"  - {f.describe()}" for f in self.new_failures]
+        else:
+            lines.append("0 failing checks are outside the baseline (no regression).")
+        if stale:
+            lines.append(f"{_count(stale, 'baseline entry now passes', 'baseline entries now pass')} "
+                         "(fixed: remove from the baseline):")
+            lines += [f"  - {s.entry.describe()}: passes on {', '.join(s.passing_in)}" for s in self.stale_entries]
+        else:
+            lines.append("0 baseline entries now pass (nothing to remove).")
+        lines.append(f"{_count(known, 'failing check is', 'failing checks are')} in the baseline "
+                     "(expected failures: they do not fail the gate).")
         if self.unexercised:
-            lines.append(f"Baseline entries no run of these results covers: {len(self.unexercised)}.")
+            lines.append(f"{_count(len(self.unexercised), 'baseline entry was', 'baseline entries were')} not "
+                         "judged (no run in these results reached the check: another implementation, mode or "
+                         "release, or an n/a run).")
         return "\n".join(lines) + "\n"
+
+
+def _count(number: int, singular: str, plural: str) -> str:
+    return f"{number} {singular if number == 1 else plural}"
 
 
 def gate(results_document: ResultsDocument | Mapping[str, Any],

@@ -12,6 +12,7 @@ from __future__ import annotations
 from html import escape
 
 from harness.reporting.coverage import CELL_STATUSES, LABELS, Cell, CellStatus, Column, CoverageMatrix
+from harness.reporting.text import check_diff
 from harness.reporting.wording import (
     FILTERED_BANNER,
     GAP_TITLES,
@@ -313,8 +314,9 @@ def _run(run: ScenarioResult) -> str:
                          f"[{escape(check.verdict)}]: {escape(check.message)}")
             if len(check.details) > 1:
                 parts.append("<ul>" + "".join(f"<li>{escape(d)}</li>" for d in check.details) + "</ul>")
-            if check.diff:
-                parts.append("<pre>" + "\n".join(_diff_line(line) for line in check.diff) + "</pre>")
+            diff = check_diff(check)
+            if diff:
+                parts.append("<pre>" + "\n".join(_diff_line(line) for line in diff) + "</pre>")
             parts.append("</li>")
         parts.append("</ul>")
     parts.append("</div>")

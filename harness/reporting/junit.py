@@ -13,6 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from harness.reporting.coverage import Column, CoverageMatrix
+from harness.reporting.text import check_diff
 from harness.reporting.wording import FILTERED_BANNER, GAP_TITLES, check_line, display_path, headline, problem_checks
 from harness.results import ScenarioResult
 
@@ -71,7 +72,7 @@ def _testcase(suite: ET.Element, run: ScenarioResult, *, with_version: bool, kno
                         ("version", run.version), ("mode", run.mode), ("verdict", run.verdict)):
         ET.SubElement(props, "property", name=name, value=_text(value))
     problems = problem_checks(run)
-    body = "\n".join(_check_text(check_line(c), c.details, c.diff) for c in problems)
+    body = "\n".join(_check_text(check_line(c), c.details, tuple(check_diff(c))) for c in problems)
     if run.verdict in ("fail", "error"):
         tag = "failure" if run.verdict == "fail" else "error"
         failing = [c for c in problems if c.verdict == run.verdict] or problems

@@ -2,6 +2,10 @@
 
 Only constructs GitHub renders everywhere (tables, lists, ``<a id>`` anchors, ``<br>``) are used, so the same text
 reads well in a job summary and pasted under a heading of the spec; `heading_level` lets it nest there.
+
+Text that comes from scenarios, results or implementations (titles, reasons, messages, names) is escaped with
+`markdown_text` or `markdown_code`: a title holding ``<img onerror=...>``, a pipe or a backtick shows as typed and
+neither renders as HTML nor breaks a table. Spec row names come from the spec's own Markdown and keep their markup.
 """
 
 from __future__ import annotations
@@ -13,14 +17,36 @@ from harness.reporting.wording import (
     FILTERED_BANNER,
     GAP_TITLES,
     SYMBOLS,
-    check_line,
     display_path,
     headline,
     one_line,
     problem_checks,
 )
+from harness.results import CheckResult
 
 _LONG = 300  # characters of a message or reason kept inline; the HTML and JSON reports carry the full text
+
+# Markdown punctuation that can start emphasis, code, a strikethrough or a table cell, escaped wherever it stands;
+# `]` only where it would close a link or image (before `(`, `[` or `:`) and `_` only where it is not inside a word
+# (intraword underscores never emphasise), so `messages[1]` and `agent_framework` stay as they are.
+_PUNCTUATION = re.compile(r"[\\`*|~]|\](?=[(\[:])|(?<![^\W_])_|_(?![^\W_])")
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def markdown_text(text: str) -> str:
+    """`text` on one line as literal Markdown inline text, safe in a table cell: HTML shows as typed and never
+    renders, Markdown punctuation is backslash-escaped, pipes cannot end the cell."""
+    text = "".join(_HTML.get(ch, ch) for ch in one_line(text))
+    return _PUNCTUATION.sub(lambda found: "\\" + found.group(0), text)
+
+
+def markdown_code(text: str) -> str:
+    """`text` on one line as a code span safe in a table cell: fenced with more backticks than it holds in a row,
+    pipes escaped (a table splits cells before it reads code spans). HTML is never rendered inside a code span."""
+    text = one_line(text).replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def render_markdown(matrix: CoverageMatrix, *, heading_level: int = 1, title: str = "Spec coverage") -> str:
@@ -33,7 +59,7 @@ def render_markdown(matrix: CoverageMatrix, *, heading_level: int = 1, title: st
     legend = " · ".join(f"{SYMBOLS[s]} {LABELS[s]} ({counts[s]})" for s in CELL_STATUSES)
     lines += [f"Cells, worst verdict of the scenarios covering the row: {legend}.", ""]
     if matrix.sources:
-        lines += [f"Results: {_cell_text(matrix.sources)}", ""]
+        lines += [f"Results: {markdown_text(matrix.sources)}", ""]
 
     header = "| Spec row | " + " | ".join(_column_header(c) for c in matrix.columns) + " | Scenarios |"
     rule = "|---|" + ":---:|" * len(matrix.columns) + "---|"
@@ -41,7 +67,7 @@ def render_markdown(matrix: CoverageMatrix, *, heading_level: int = 1, title: st
         lines += [f"{h}# {section}", "", header, rule]
         for row in rows:
             marks = " | ".join(SYMBOLS[matrix.cell(row, c).status] for c in matrix.columns)
-            links = ", ".join(f"[{s}](#{_anchor(s)})" for s in matrix.row_scenarios(row)) or "—"
+            links = ", ".join(_link(s) for s in matrix.row_scenarios(row)) or "—"
             lines.append(f"| {_cell_text(row.name)} | {marks} | {links} |")
         lines.append("")
 
@@ -53,20 +79,26 @@ def render_markdown(matrix: CoverageMatrix, *, heading_level: int = 1, title: st
 
 
 def _column_header(column: Column) -> str:
-    return f"{column.implementation} {column.version}<br>{column.mode}"
+    return f"{markdown_text(column.implementation)} {markdown_text(column.version)}<br>{markdown_text(column.mode)}"
 
 
 def _anchor(scenario: str) -> str:
     return "scenario-" + re.sub(r"[^a-z0-9]+", "-", scenario.lower()).strip("-")
 
 
+def _link(scenario: str) -> str:
+    return f"[{markdown_text(scenario)}](#{_anchor(scenario)})"
+
+
 def _cell_text(text: str) -> str:
+    """A spec row name: the spec's own Markdown, kept, on one line and with pipes escaped for a table."""
     return one_line(text).replace("|", "\\|")
 
 
 def _short(text: str) -> str:
+    """Escaped text of at most `_LONG` characters (cut before escaping, so an escape is never cut in half)."""
     text = one_line(text)
-    return text if len(text) <= _LONG else text[: _LONG - 1] + "…"
+    return markdown_text(text if len(text) <= _LONG else text[: _LONG - 1] + "…")
 
 
 def _gaps(matrix: CoverageMatrix, h: str) -> list[str]:
@@ -76,12 +108,12 @@ def _gaps(matrix: CoverageMatrix, h: str) -> list[str]:
         lines += ["Computed over the filtered selection only.", ""]
     sections: list[tuple[str, list[str]]] = [
         ("uncovered_rows", [f"- {row.section} › {row.name}" for row in gaps.uncovered_rows]),
-        ("unknown_rows", [f"- [{u.scenario}](#{_anchor(u.scenario)}) names “{u.row}”" for u in gaps.unknown_rows]),
-        ("xfail_only", [f"- {x.row.section} › {x.row.name}: " + ", ".join(c.label for c in x.columns)
+        ("unknown_rows", [f"- {_link(u.scenario)} names “{markdown_text(u.row)}”" for u in gaps.unknown_rows]),
+        ("xfail_only", [f"- {x.row.section} › {x.row.name}: " + markdown_text(", ".join(c.label for c in x.columns))
                         for x in gaps.xfail_only]),
-        ("unexplained_na", [f"- {n.row.section} › {n.row.name}, {n.column.label}: " + ", ".join(n.scenarios)
-                            for n in gaps.unexplained_na]),
-        ("rowless_scenarios", [f"- [{r.scenario}](#{_anchor(r.scenario)}): " + ", ".join(r.verdicts)
+        ("unexplained_na", [f"- {n.row.section} › {n.row.name}, {markdown_text(n.column.label)}: "
+                            + markdown_text(", ".join(n.scenarios)) for n in gaps.unexplained_na]),
+        ("rowless_scenarios", [f"- {_link(r.scenario)}: " + markdown_text(", ".join(r.verdicts))
                                for r in gaps.rowless_scenarios]),
     ]
     for key, items in sections:
@@ -95,13 +127,20 @@ def _failures(matrix: CoverageMatrix, h: str) -> list[str]:
     for run in matrix.runs():
         if run.verdict not in ("fail", "error", "xfail"):
             continue
-        items.append(f"- {SYMBOLS[run.verdict]} [{run.scenario}](#{_anchor(run.scenario)}) — "
-                     f"{run.implementation} {run.version} {run.mode}")
+        items.append(f"- {SYMBOLS[run.verdict]} {_link(run.scenario)} — "
+                     + markdown_text(f"{run.implementation} {run.version} {run.mode}"))
         if run.reason:
             items.append(f"  - reason: {_short(run.reason)}")
-        items += [f"  - {_short(check_line(check))}" for check in problem_checks(run)]
+        items += [f"  - {_check_item(check)}" for check in problem_checks(run)]
     title = "Failures and known failures"
     return [f"{h}# {title}", "", *(items or ["None."]), ""]
+
+
+def _check_item(check: CheckResult) -> str:
+    """`check_line`'s wording, the check's message escaped (it quotes scenario and implementation text)."""
+    where = f" (turn {check.turn})" if check.turn else ""
+    message = _short(check.message) if check.message.strip() else ""
+    return f"{markdown_text(check.id)}{where} [{check.verdict}]" + (f": {message}" if message else "")
 
 
 def _not_applicable(matrix: CoverageMatrix, h: str) -> list[str]:
@@ -110,7 +149,7 @@ def _not_applicable(matrix: CoverageMatrix, h: str) -> list[str]:
         if run.verdict == "n/a":
             where = f"{run.implementation} {run.version} {run.mode}"
             grouped.setdefault((run.scenario, run.reason.strip() or "(no reason given)"), []).append(where)
-    items = [f"- [{s}](#{_anchor(s)}) — {', '.join(where)}: {_short(reason)}"
+    items = [f"- {_link(s)} — {markdown_text(', '.join(where))}: {_short(reason)}"
              for (s, reason), where in sorted(grouped.items())]
     return [f"{h}# Not applicable", "", *(items or ["None."]), ""]
 
@@ -118,9 +157,9 @@ def _not_applicable(matrix: CoverageMatrix, h: str) -> list[str]:
 def _scenarios(matrix: CoverageMatrix, h: str) -> list[str]:
     lines = [f"{h}# Scenarios", "", "| Scenario | Title | Spec rows | File |", "|---|---|---|---|"]
     for info in matrix.scenarios.values():
-        where = f"`{display_path(info.path)}:{info.line}`" if info.path else ""
-        rows = _cell_text("; ".join(info.spec_rows)) or "—"
-        lines.append(f"| <a id=\"{_anchor(info.id)}\"></a>`{info.id}` | {_cell_text(info.title)} | {rows} | "
-                     f"{_cell_text(where)} |")
+        where = markdown_code(f"{display_path(info.path)}:{info.line}") if info.path else ""
+        rows = markdown_text("; ".join(info.spec_rows)) or "—"
+        lines.append(f"| <a id=\"{_anchor(info.id)}\"></a>{markdown_code(info.id)} | {markdown_text(info.title)} | "
+                     f"{rows} | {where} |")
     return [*lines, ""]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from harness.reporting.baseline import release_key
+from harness.reporting.documents import load_results_document
 from harness.results import Verdict
 from harness.scenario.spec_rows import SPEC_ROWS, SpecRow
 
@@ -29,6 +30,7 @@ def load_results(paths: Sequence[Path]) -> dict[str, list[dict[str, Any]]]:
     """Results by implementation version; each file is a `loop-conformance run --json` document."""
     by_version: dict[str, list[dict[str, Any]]] = {}
     for path in paths:
+        load_results_document(path)  # a located error for a file that is not a results document
         document = cast(dict[str, Any], json.loads(path.read_text(encoding="utf-8")))
         for result in cast(list[dict[str, Any]], document["results"]):
             by_version.setdefault(str(result["version"]), []).append(result)

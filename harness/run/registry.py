@@ -1,7 +1,9 @@
-"""Finding implementations under test through the ``loop_conformance.adapters`` entry-point group."""
+"""Finding implementations under test: the ``loop_conformance.adapters`` entry-point group, or a
+``module:factory`` reference to an adapter that is not installed (one under development, a test's)."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 from collections.abc import Callable
 from typing import cast
@@ -15,18 +17,40 @@ def implementation_names() -> list[str]:
     return sorted({ep.name for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)})
 
 
+def is_reference(name: str) -> bool:
+    """`name` is a ``module:factory`` reference rather than a registered name."""
+    return ":" in name
+
+
+def check_known(name: str) -> None:
+    """Raise `UnknownImplementationError` unless `name` is registered or a ``module:factory`` reference."""
+    if not is_reference(name) and name not in implementation_names():
+        known = ", ".join(implementation_names()) or "none"
+        raise UnknownImplementationError(f"no implementation named '{name}' is installed (installed: {known})")
+
+
 def load_adapter(name: str) -> LoopAdapter:
-    """Import and build the adapter registered as `name`; raises `UnknownImplementationError` if absent."""
-    for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if entry_point.name == name:
-            factory = cast(Callable[[], LoopAdapter], entry_point.load())
-            return factory()
-    known = ", ".join(implementation_names()) or "none"
-    raise UnknownImplementationError(f"no implementation named '{name}' is installed (installed: {known})")
+    """Import and build the adapter registered as `name` (or referenced as ``module:factory``).
+
+    Raises `UnknownImplementationError` if absent, `ImportError` when its extra is missing, and whatever else
+    the factory raises; callers that must survive a broken adapter catch those.
+    """
+    check_known(name)
+    if is_reference(name):
+        module, _, attribute = name.partition(":")
+        factory = cast(Callable[[], LoopAdapter], getattr(importlib.import_module(module), attribute))
+    else:
+        entry_point = next(ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP) if ep.name == name)
+        factory = cast(Callable[[], LoopAdapter], entry_point.load())
+    adapter: object = cast(object, factory())
+    if not isinstance(adapter, LoopAdapter):
+        raise TypeError(f"the factory of '{name}' returned {type(adapter).__name__}, not a LoopAdapter")
+    return adapter
 
 
 def installed_adapters() -> tuple[list[LoopAdapter], list[str]]:
-    """Every implementation that loads, and a note for each one that does not (e.g. a missing extra)."""
+    """Every implementation that loads, and a note for each one that does not (a missing extra, a broken
+    factory)."""
     adapters: list[LoopAdapter] = []
     problems: list[str] = []
     for name in implementation_names():
@@ -34,4 +58,7 @@ def installed_adapters() -> tuple[list[LoopAdapter], list[str]]:
             adapters.append(load_adapter(name))
         except ImportError as error:
             problems.append(f"{name}: not available ({error})")
+        except Exception as error:  # noqa: BLE001 - one broken adapter must not hide the others
+            problems.append(f"{name}: its factory raised {type(error).__name__}: {error}")
     return adapters, problems
+

@@ -3,28 +3,56 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import traceback
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import cast
 
 from fakes.provider import ScriptedProvider
 from fakes.tools import ScriptedToolbox
 from harness.checks.expectations import check_turn
 from harness.checks.invariants import INVARIANTS
-from harness.contract import CallerView, Conversation, ConversationSetup, LoopAdapter, Mode, TurnInput
+from harness.contents import Response, Update
+from harness.contract import CallerView, Conversation, ConversationSetup, LoopAdapter, Mode, RaisedError, TurnInput
 from harness.records import RunRecord, RunSubject, TurnRecord
-from harness.results import CheckResult, ScenarioResult, overall
+from harness.results import CheckResult, ScenarioResult, Verdict, overall
 from harness.run.inputs import TurnInputError, build_input
 from harness.scenario.model import Scenario
+from harness.script import ModelRequest, ToolExecution
 from harness.transcript import messages_form
 
-TURN_TIMEOUT_SECONDS = 30.0  # a safety net for hanging loops, never an assertion on speed
+# Ids an implementation generates at random (uuid4 hex, with or without dashes) differ on every run; they are
+# masked in logs so the same suite gives the same results file.
+_GENERATED_ID = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}")
+TURN_TIMEOUT_SECONDS = 30.0
+# Marks a crash that is the adapter's breach of the contract (a wrong return type, an escaped cancellation): the
+# run is an `error`, not a verdict on the loop.
+CONTRACT_BROKEN = "adapter contract broken: "  # a safety net for hanging loops, never an assertion on speed
+
+
+@dataclass(frozen=True)
+class RunObserver:
+    """Told of each model request and tool execution as it happens (the worker forwards them to the parent, so a
+    run that is killed still reports how far it got)."""
+
+    on_request: Callable[[ModelRequest], None] | None = None
+    on_execution: Callable[[ToolExecution], None] | None = None
 
 
 async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
-                  turn_timeout: float = TURN_TIMEOUT_SECONDS) -> RunRecord:
+                  turn_timeout: float = TURN_TIMEOUT_SECONDS, observer: RunObserver | None = None) -> RunRecord:
     """Drive every turn of `scenario` through `adapter` and record what happened."""
-    provider = ScriptedProvider([turn.steps for turn in scenario.turns])
-    toolbox = ScriptedToolbox(scenario.tools)
+    observer = observer or RunObserver()
+    toolbox = ScriptedToolbox(scenario.tools, observer.on_execution)
+    ran_before: list[int] = []  # per model request: executions recorded so far in the run, in call order
+
+    def on_request(request: ModelRequest) -> None:
+        ran_before.append(len(toolbox.executions))
+        if observer.on_request is not None:
+            observer.on_request(request)
+
+    provider = ScriptedProvider([turn.steps for turn in scenario.turns], on_request)
     setup = ConversationSetup(scenario.id, mode, scenario.config, provider, toolbox, scenario.spec.session,
                               scenario.spec.tool_choice)
     record = RunRecord(subject(scenario), adapter.name, mode)
@@ -48,23 +76,66 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
                 tuple(provider.served_steps()), tuple(provider.unused_steps()),
                 tuple(v for v in provider.violations if v.turn == turn.index), crash,
                 replays_history=not isinstance(turn.spec.input, str) and any(i.history for i in turn.spec.input),
+                ran_before_requests=tuple(n - executions_before for n in ran_before[requests_before:]),
             ))
             if crash is not None:
                 break
     finally:
-        await conversation.close()
+        closing = await _close(conversation, turn_timeout)
+    if closing is not None:
+        record.close_problem = closing
     return record
 
 
 async def _run_turn(conversation: Conversation, turn: TurnInput, timeout: float) -> tuple[CallerView, str | None]:
     try:
-        view = await asyncio.wait_for(conversation.run_turn(turn), timeout)
+        view = cast(object, await asyncio.wait_for(conversation.run_turn(turn), timeout))
     except TimeoutError:
         return CallerView(), f"the turn did not finish within {timeout:g}s (hang or runaway loop)"
-    except Exception as error:  # noqa: BLE001 - a crashing loop is a verdict, not a harness failure
-        detail = "".join(traceback.format_exception_only(type(error), error)).strip()
-        return CallerView(), f"run_turn raised {detail}"
-    return view, None
+    except asyncio.CancelledError as error:
+        return CallerView(), f"{CONTRACT_BROKEN}run_turn raised {_one_line(error)}"
+    except Exception as error:  # noqa: BLE001 - a crashing loop is a verdict
+        return CallerView(), f"run_turn raised {_one_line(error)}"
+    if not isinstance(view, CallerView):
+        return CallerView(), f"{CONTRACT_BROKEN}run_turn returned {type(view).__name__}, not a CallerView"
+    problem = _malformed_view(view)
+    return (CallerView(), CONTRACT_BROKEN + problem) if problem is not None else (view, None)
+
+
+def _one_line(error: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(error), error)).strip()
+
+
+def _malformed_view(view: CallerView) -> str | None:
+    """A view whose fields are not what the contract says would crash the checks; it is the adapter's fault."""
+    # Typed as `object`: an adapter in Python can put anything in a dataclass field.
+    response, updates = cast(object, view.response), cast(object, view.updates)
+    error, log = cast(object, view.error), cast(object, view.log)
+    if response is not None and not isinstance(response, Response):
+        return f"run_turn returned a CallerView whose response is a {type(response).__name__}"
+    if not _tuple_of(updates, Update):
+        return "run_turn returned a CallerView whose updates are not a tuple of Update"
+    if error is not None and not isinstance(error, RaisedError):
+        return f"run_turn returned a CallerView whose error is a {type(error).__name__}"
+    if not _tuple_of(log, str):
+        return "run_turn returned a CallerView whose log is not a tuple of str"
+    return None
+
+
+def _tuple_of(value: object, kind: type) -> bool:
+    return isinstance(value, tuple) and all(isinstance(item, kind) for item in cast(tuple[object, ...], value))
+
+
+async def _close(conversation: Conversation, timeout: float) -> str | None:
+    try:
+        await asyncio.wait_for(conversation.close(), timeout)
+    except TimeoutError:
+        return f"close() did not finish within {timeout:g}s"
+    except asyncio.CancelledError as error:
+        return f"{CONTRACT_BROKEN}close() raised {_one_line(error)}"
+    except Exception as error:  # noqa: BLE001 - a crashing close is a verdict
+        return f"close() raised {_one_line(error)}"
+    return None
 
 
 def subject(scenario: Scenario) -> RunSubject:
@@ -88,9 +159,13 @@ def judge(scenario: Scenario, record: RunRecord) -> list[CheckResult]:
 def _completion(record: RunRecord) -> CheckResult:
     for turn in record.turns:
         if turn.crash is not None:
-            return CheckResult("completes", "fail", turn.crash, turn.index + 1)
+            verdict: Verdict = "error" if turn.crash.startswith(CONTRACT_BROKEN) else "fail"
+            return CheckResult("completes", verdict, turn.crash, turn.index + 1)
     if record.input_problem is not None:
         return CheckResult("completes", "fail", record.input_problem)
+    if record.close_problem is not None:
+        verdict = "error" if record.close_problem.startswith(CONTRACT_BROKEN) else "fail"
+        return CheckResult("completes", verdict, record.close_problem)
     return CheckResult("completes", "pass")
 
 
@@ -107,8 +182,13 @@ def _script(record: RunRecord) -> CheckResult:
     return CheckResult("script", "pass")
 
 
-async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode) -> ScenarioResult:
-    """Run and judge one scenario × implementation × mode. Never raises for the loop's misbehaviour."""
+async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
+                       turn_timeout: float = TURN_TIMEOUT_SECONDS,
+                       observer: RunObserver | None = None) -> ScenarioResult:
+    """Run and judge one scenario × implementation × mode. Never raises for the loop's misbehaviour.
+
+    `turn_timeout` bounds each turn and `close()` for loops that hang while awaiting; a loop that never awaits
+    can only be stopped from outside the process (`harness.run.isolation`)."""
     base = ScenarioResult(scenario.id, scenario.spec.title, tuple(scenario.spec.spec), scenario.section,
                           adapter.name, adapter.version, mode, "pass", path=str(scenario.path), line=scenario.line,
                           turn_lines=tuple(turn.line for turn in scenario.turns))
@@ -121,15 +201,22 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode) -> 
         reason = scenario.spec.modes.reason if scenario.spec.modes else ""
         return replace(base, verdict="n/a", reason=f"scenario runs only in {scenario.modes()[0]} mode: {reason}")
     try:
-        record = await execute(scenario, adapter, mode)
+        record = await execute(scenario, adapter, mode, turn_timeout, observer)
         if mode == "streaming" and "non-streaming" in scenario.modes():
-            record.shadow = await execute(scenario, adapter, "non-streaming")
-    except Exception as error:  # noqa: BLE001 - a crash in open/close of the adapter still ends in a verdict
+            record.shadow = await execute(scenario, adapter, "non-streaming", turn_timeout)
+    except (Exception, asyncio.CancelledError) as error:  # noqa: BLE001 - a crash in open() is a verdict too
         detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-        check = CheckResult("completes", "fail", f"the adapter raised: {type(error).__name__}: {error}",
+        verdict: Verdict = "error" if isinstance(error, asyncio.CancelledError) else "fail"
+        check = CheckResult("completes", verdict, f"the adapter raised: {type(error).__name__}: {error}",
                             actual=detail)
-        return replace(base, verdict="fail", checks=(check,))
-    checks = judge(scenario, record)
-    logs = tuple(line for turn in record.turns for line in turn.view.log)
+        return replace(base, verdict=verdict, checks=(check,))
+    try:
+        checks = judge(scenario, record)
+    except Exception as error:  # noqa: BLE001 - a harness bug on one run must not end the whole run
+        detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        check = CheckResult("judging", "error", f"a check crashed (a harness bug): {type(error).__name__}: {error}",
+                            actual=detail)
+        return replace(base, verdict="error", reason="a check crashed", checks=(check,))
+    logs = tuple(_GENERATED_ID.sub("<generated id>", line) for turn in record.turns for line in turn.view.log)
     transcript = tuple({"turn": t.index + 1, "response": messages_form(t.response_messages())} for t in record.turns)
     return replace(base, verdict=overall(checks), checks=tuple(checks), log=logs, transcript=transcript)

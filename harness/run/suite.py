@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,8 +13,16 @@ from harness.contract import MODES, LoopAdapter, Mode
 from harness.errors import ScenarioFileError
 from harness.reporting.baseline import KnownFailure, apply_baseline
 from harness.results import CheckResult, ScenarioResult
-from harness.run.runner import run_scenario
-from harness.scenario.loader import discover, load_scenario
+from harness.run.isolation import (
+    RUN_TIMEOUT_SECONDS,
+    RunRequest,
+    WorkerPool,
+    broken_adapter_result,
+    probe,
+    run_requests,
+)
+from harness.run.runner import TURN_TIMEOUT_SECONDS, run_scenario
+from harness.scenario.loader import load_many
 from harness.scenario.model import Scenario
 
 
@@ -25,14 +34,7 @@ class SuiteRun:
 
 
 def load_all(paths: Iterable[Path]) -> tuple[list[Scenario], list[ScenarioFileError]]:
-    scenarios: list[Scenario] = []
-    errors: list[ScenarioFileError] = []
-    for path in discover(paths):
-        try:
-            scenarios.append(load_scenario(path))
-        except ScenarioFileError as error:
-            errors.append(error)
-    return scenarios, errors
+    return load_many(paths)
 
 
 def run_suite(adapters: Sequence[LoopAdapter], paths: Sequence[Path] = (BUNDLED_SCENARIOS,),
@@ -47,12 +49,69 @@ def run_suite(adapters: Sequence[LoopAdapter], paths: Sequence[Path] = (BUNDLED_
     for error in errors:
         for adapter in adapters:
             for mode in modes:
-                run.results.append(_file_error_result(error, adapter, mode))
+                run.results.append(_file_error_result(error, adapter.name, adapter.version, mode))
     return run
 
 
-def _file_error_result(error: ScenarioFileError, adapter: LoopAdapter, mode: Mode) -> ScenarioResult:
+def _file_error_result(error: ScenarioFileError, implementation: str, version: str, mode: Mode) -> ScenarioResult:
     first = error.problems[0]
     check = CheckResult("scenario-file", "error", error.render())
-    return ScenarioResult(str(error.path), "", (), error.path.parent.name, adapter.name, adapter.version, mode,
+    return ScenarioResult(str(error.path), "", (), error.path.parent.name, implementation, version, mode,
                           "error", (check,), str(error.path), first.line, reason="malformed scenario file")
+
+
+def run_isolated_suite(implementations: Sequence[str], paths: Sequence[Path] = (BUNDLED_SCENARIOS,),
+                       modes: Sequence[Mode] = MODES, known_failures: Sequence[KnownFailure] = (), *,
+                       jobs: int | None = None, run_timeout: float = RUN_TIMEOUT_SECONDS,
+                       turn_timeout: float = TURN_TIMEOUT_SECONDS,
+                       on_result: Callable[[ScenarioResult], None] | None = None,
+                       on_total: Callable[[int], None] | None = None) -> IsolatedSuiteRun:
+    """Every scenario × implementation × mode in worker processes, each under a hard `run_timeout`.
+
+    Implementations are named (registered names or ``module:factory``) and built inside the workers, so a broken
+    adapter, a hanging loop or a crashing one costs only its own runs. Results are in the same order, with the
+    same content, whatever `jobs` is. `on_total` is told how many results to expect once the implementations are
+    probed, and `on_result` is told of each as it is decided.
+    """
+    scenarios, errors = load_all(paths)
+    run = IsolatedSuiteRun(file_errors=errors)
+    with WorkerPool(jobs or os.cpu_count() or 1, run_timeout) as pool:
+        probed = probe(pool, implementations)
+        run.unavailable = [f"{p.implementation}: {p.unavailable}" for p in probed if p.unavailable is not None]
+        present = [p for p in probed if p.unavailable is None]
+        identities = {p.implementation: (p.name or p.implementation, p.version) for p in present}
+        requests = [RunRequest(scenario, p.implementation, mode)
+                    for scenario in scenarios for p in present for mode in modes]
+        broken = {p.implementation: p.broken for p in present if p.broken is not None}
+        runnable = [r for r in requests if r.implementation not in broken]
+        if on_total is not None:
+            on_total(len(requests) + len(errors) * len(present) * len(modes))
+
+        def judged(result: ScenarioResult) -> ScenarioResult:
+            return apply_baseline(result, known_failures)
+
+        def notify(result: ScenarioResult) -> None:
+            if on_result is not None:
+                on_result(judged(result))
+
+        finished = iter(run_requests(pool, runnable, identities, turn_timeout, notify))
+    for request in requests:
+        reason = broken.get(request.implementation)
+        if reason is not None:
+            result = broken_adapter_result(request, reason)
+            notify(result)
+            run.results.append(result)
+        else:
+            run.results.append(judged(next(finished)))
+    for error in errors:
+        for p in present:
+            for mode in modes:
+                result = _file_error_result(error, *identities[p.implementation], mode)
+                notify(result)
+                run.results.append(result)
+    return run
+
+
+@dataclass
+class IsolatedSuiteRun(SuiteRun):
+    unavailable: list[str] = field(default_factory=lambda: [])  # implementations whose extra is not installed

@@ -1,7 +1,11 @@
-"""Loading scenario files: safe YAML, strict schema, cross-references; every problem of a file at once."""
+"""Loading scenario files: safe YAML, strict schema, cross-references; every problem of a file at once.
+
+Whatever a file holds, loading it returns a `Scenario` or raises `ScenarioFileError`: no other exception escapes.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -16,11 +20,11 @@ from harness.scenario.schema import (
     ScenarioSpec,
 )
 from harness.scenario.schema_errors import problem_at, schema_problems
+from harness.scenario.source_text import read_source
 from harness.scenario.spec_rows import SPEC_ROWS
-from harness.scenario.yaml_source import YamlSource, YamlSyntaxError, load_yaml
+from harness.scenario.yaml_source import SourceError, YamlSource, load_yaml
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
-
 
 
 def discover(paths: Iterable[Path]) -> list[Path]:
@@ -36,15 +40,77 @@ def discover(paths: Iterable[Path]) -> list[Path]:
 
 def load_scenario(path: Path, known_rows: Iterable[str] | None = None) -> Scenario:
     """Load one scenario file; raises `ScenarioFileError` listing every problem it has."""
+    return _load(path, _rows(known_rows))[0]
+
+
+def load_many(paths: Iterable[Path], known_rows: Iterable[str] | None = None,
+              ) -> tuple[list[Scenario], list[ScenarioFileError]]:
+    """Every scenario file under `paths` (files or folders): the scenarios that load, and the errors of the rest.
+
+    Scenario ids are unique across the files: files that share an id are all errors, each naming the others,
+    since no result could say which of them it belongs to.
+    """
+    rows = _rows(known_rows)
+    loaded: list[tuple[Scenario, YamlSource]] = []
+    errors: list[ScenarioFileError] = []
+    files: set[str] = set()
+    for path in discover(paths):
+        real = os.path.realpath(path)  # unlike Path.resolve, never raises (e.g. on a symlink loop)
+        if real in files:
+            continue  # the same file named twice (e.g. relative and absolute) is not a duplicate of itself
+        files.add(real)
+        try:
+            loaded.append(_load(path, rows))
+        except ScenarioFileError as error:
+            errors.append(error)
+    owners: dict[str, list[Path]] = {}
+    for scenario, _ in loaded:
+        owners.setdefault(scenario.id, []).append(scenario.path)
+    scenarios: list[Scenario] = []
+    for scenario, source in loaded:
+        others = [str(other) for other in owners[scenario.id] if other != scenario.path]
+        if not others:
+            scenarios.append(scenario)
+            continue
+        problem = problem_at(source, ("id",), "duplicate-id", f"scenario id '{scenario.id}' is also the id of "
+                             f"{', '.join(others)}", "ids are unique and never reused: rename one of them")
+        errors.append(ScenarioFileError(scenario.path, [problem], source.text))
+    errors.sort(key=lambda error: error.path)
+    return scenarios, errors
+
+
+def _rows(known_rows: Iterable[str] | None) -> set[str]:
+    return set(known_rows or (r.name for r in SPEC_ROWS))
+
+
+def _load(path: Path, known_rows: set[str]) -> tuple[Scenario, YamlSource]:
+    text: str | None = None
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ScenarioFileError(path, [ScenarioProblem(path, 1, 1, "unreadable", str(error))]) from None
-    try:
+        text = read_source(path)
         source = load_yaml(path, text)
-    except YamlSyntaxError as error:
-        problem = ScenarioProblem(path, error.position.line, error.position.column, "yaml-syntax", str(error))
+        return _validated(source, known_rows), source
+    except SourceError as error:
+        where = error.position
+        problem = ScenarioProblem(path, where.line, where.column, error.code, error.message, error.hint)
         raise ScenarioFileError(path, [problem], text) from None
+    except ScenarioFileError:
+        raise
+    except Exception as error:  # a bug of the harness; still reported against the file that triggered it
+        raise ScenarioFileError(path, [_internal_problem(path, error)], text) from error
+
+
+def _internal_problem(path: Path, error: Exception) -> ScenarioProblem:
+    try:
+        detail = f"{type(error).__name__}: {error}"[:300]
+    except Exception:  # an exception whose message cannot even be formatted
+        detail = type(error).__name__
+    return ScenarioProblem(path, 1, 1, "internal-error", f"the harness failed while loading this file ({detail})",
+                           "this is a bug in the harness, not a mistake in the scenario: please report it with the "
+                           "file")
+
+
+def _validated(source: YamlSource, known_rows: set[str]) -> Scenario:
+    path, text = source.path, source.text
     problems = [problem_at(source, p, "duplicate-key", f"duplicate key '{p[-1]}'", key=True)
                 for p, _ in source.duplicate_keys]
     data: object = source.data
@@ -56,7 +122,7 @@ def load_scenario(path: Path, known_rows: Iterable[str] | None = None) -> Scenar
     except ValidationError as error:
         problems.extend(schema_problems(source, error.errors()))
         raise ScenarioFileError(path, problems, text) from None
-    problems.extend(reference_problems(source, spec, set(known_rows or (r.name for r in SPEC_ROWS))))
+    problems.extend(reference_problems(source, spec, known_rows))
     if problems:
         raise ScenarioFileError(path, problems, text)
     return _build(spec, source)

@@ -3,7 +3,7 @@
 A matcher is a mapping with exactly one ``$``-prefixed key:
 
 - ``{$any: true}`` — any value, including a missing one;
-- ``{$regex: PATTERN}`` — a string that `re.search` matches;
+- ``{$regex: PATTERN}`` — a string that the pattern matches somewhere (a search), within `REGEX_TIMEOUT`;
 - ``{$contains: X}`` — a string containing X, or a list with an element equal to X;
 - ``{$not_contains: X}`` — the opposite;
 - ``{$prefix: [...]}`` / ``{$suffix: [...]}`` — a list that starts / ends with these elements (each may match);
@@ -12,12 +12,27 @@ A matcher is a mapping with exactly one ``$``-prefixed key:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+# `regex` rather than `re`: its matches take a timeout, so a pattern that backtracks catastrophically on what a loop
+# returned fails its check instead of stalling the run. No static test of a pattern can promise that.
+import regex
+
+from harness.errors import HarnessError
+
 MATCHERS = ("$any", "$regex", "$contains", "$not_contains", "$prefix", "$suffix", "$not")
+
+# Seconds one `$regex` match may take. A sane pattern matches a reply in microseconds.
+REGEX_TIMEOUT = 1.0
+# `regex` compiles a counted repeat such as `(ab){100}` into that many copies, so nested counts multiply and
+# `(?:(?:a{100}){100}){100}` alone would take gigabytes: patterns whose copies would pass this bound are refused.
+MAX_PATTERN_SIZE = 10_000
+# Its parser recurses once per group: deeper nesting than this is a typo, not a pattern.
+MAX_PATTERN_DEPTH = 100
 
 
 @dataclass(frozen=True)
@@ -84,10 +99,10 @@ def _match_matcher(matcher: Mapping[str, Any], actual: Any, path: str) -> list[M
         return []
     if actual is _MISSING:
         return [Mismatch(path, dict(matcher), None, "missing")]
-    ok: bool
     if name == "$regex":
-        ok = isinstance(actual, str) and re.search(str(argument), actual) is not None
-    elif name in ("$contains", "$not_contains"):
+        return _match_regex(matcher, actual, path)
+    ok: bool
+    if name in ("$contains", "$not_contains"):
         if isinstance(actual, str):
             contained = isinstance(argument, str) and argument in actual
         elif isinstance(actual, list):
@@ -109,6 +124,94 @@ def _match_matcher(matcher: Mapping[str, Any], actual: Any, path: str) -> list[M
             found.extend(match(want, got, f"{path}[{index + offset}]"))
         return found
     return [] if ok else [Mismatch(path, dict(matcher), actual, f"does not satisfy {name}")]
+
+
+def _match_regex(matcher: Mapping[str, Any], actual: Any, path: str) -> list[Mismatch]:
+    pattern: Any = matcher["$regex"]
+    if not isinstance(pattern, str):
+        return [Mismatch(path, dict(matcher), actual, "$regex takes a string pattern")]
+    try:
+        found = isinstance(actual, str) and compile_pattern(pattern).search(actual, timeout=REGEX_TIMEOUT) is not None
+    except InvalidPatternError as error:
+        return [Mismatch(path, dict(matcher), actual, f"$regex pattern {error}")]
+    except TimeoutError:
+        return [Mismatch(path, dict(matcher), actual, f"$regex gave up after {REGEX_TIMEOUT:g} s: the pattern "
+                         "backtracks too much on this value")]
+    return [] if found else [Mismatch(path, dict(matcher), actual, "does not satisfy $regex")]
+
+
+class InvalidPatternError(HarnessError):
+    """A `$regex` pattern that does not compile, or would compile into too large a program."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+@functools.lru_cache(maxsize=1024)
+def compile_pattern(pattern: str) -> regex.Pattern[str]:
+    """The compiled `$regex` pattern; raises `InvalidPatternError` saying why it cannot be used.
+
+    The loader compiles every pattern of a scenario, so a bad one is a load error and matching reuses the result.
+    """
+    size, depth = pattern_shape(pattern)
+    if size > MAX_PATTERN_SIZE:
+        raise InvalidPatternError(f"is too large: its counted repeats ({{n}}, {{n,m}}) would compile into more than "
+                                  f"{MAX_PATTERN_SIZE} items", "repeat with '+' or '*', or with a smaller count")
+    if depth > MAX_PATTERN_DEPTH:
+        raise InvalidPatternError(f"nests groups more than {MAX_PATTERN_DEPTH} deep",
+                                  "check the parentheses; escape a literal '(' as '\\('")
+    try:
+        return regex.compile(pattern)
+    except (regex.error, ValueError, OverflowError, RecursionError) as error:
+        raise InvalidPatternError(f"does not compile: {error}", "patterns use Python's regular-expression syntax: "
+                                  "escape a literal '(', '[', '{', '*', '+' or '?' with a backslash") from None
+
+
+_COUNT = re.compile(r"\{(\d{0,12})(?:,(\d{0,12}))?\}")
+
+
+def pattern_shape(pattern: str) -> tuple[int, int]:
+    """An upper bound on the items `regex` compiles `pattern` into (each atom once per copy of every counted repeat
+    around it), and how deep its groups nest; it stops counting once either passes its limit."""
+    groups = [0]  # size of each open group so far, innermost last
+    last = 0  # size of the atom or group a quantifier would repeat
+    size = depth = index = 0
+    while index < len(pattern) and size <= MAX_PATTERN_SIZE and depth <= MAX_PATTERN_DEPTH:
+        char = pattern[index]
+        counted = _COUNT.match(pattern, index) if char == "{" else None
+        if counted and (counted.group(1) or counted.group(2)):
+            extra = last * (max(int(counted.group(1) or 0), int(counted.group(2) or 0), 1) - 1)
+            groups[-1] += extra
+            size += extra
+            last += extra
+            index = counted.end()
+        elif char == "(":
+            groups.append(0)
+            depth = max(depth, len(groups) - 1)
+            last, index = 0, index + 1
+        elif char == ")" and len(groups) > 1:
+            last = groups.pop()
+            groups[-1] += last
+            index += 1
+        else:
+            index = _class_end(pattern, index) if char == "[" else index + (2 if char == "\\" else 1)
+            groups[-1] += 1
+            size += 1
+            last = 1
+    return size, depth
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index after the character class that opens at `start`."""
+    index = start + 1
+    if pattern[index:index + 1] == "^":
+        index += 1
+    if pattern[index:index + 1] == "]":
+        index += 1
+    while index < len(pattern) and pattern[index] != "]":
+        index += 2 if pattern[index] == "\\" else 1
+    return index + 1
 
 
 def _shown(value: Any) -> Any:

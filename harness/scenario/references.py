@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, cast
 
@@ -12,8 +11,9 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from harness.errors import ScenarioProblem
-from harness.scenario.matchers import MATCHERS, is_matcher
+from harness.scenario.matchers import MATCHERS, InvalidPatternError, compile_pattern, is_matcher
 from harness.scenario.schema import (
+    CONTENT_KEYS,
     ApprovalRequestSpec,
     ApprovalResponseSpec,
     ContentSpec,
@@ -22,6 +22,7 @@ from harness.scenario.schema import (
     MessageExpect,
     ModelStepSpec,
     ScenarioSpec,
+    TurnSpec,
 )
 from harness.scenario.schema_errors import describe, problem_at, schema_problems, short_value, value_at
 from harness.scenario.yaml_source import DataPath, YamlSource
@@ -41,10 +42,15 @@ def reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[s
                 if name not in tool_names:
                     yield _dangling(source, ("tools", t, "behaviour", b, "add_tools", a), "tool", name, tool_names)
     references: set[str] = set()
+    call_ids: set[str] = set()
+    labels: dict[str, str] = {}
     for t, turn in enumerate(spec.turns):
         yield from _input_references(source, t, turn.input, references)
         yield from _script_references(source, t, turn.model, references)
         yield from _expectation_problems(source, t, tool_names)
+        _collect_calls(turn, call_ids, labels)
+        for i, item in enumerate(turn.expect.stream_order or []):
+            yield from _stream_item_problems(source, ("turns", t, "expect", "stream_order", i), item, call_ids, labels)
         for name in (turn.expect.executions or {}):
             if name not in tool_names:
                 yield _dangling(source, ("turns", t, "expect", "executions", name), "tool", name, tool_names,
@@ -199,16 +205,80 @@ def _matcher_problems(source: YamlSource, path: DataPath, value: Any) -> Iterato
     if is_matcher(value):
         (name, argument), = value.items()  # pyright: ignore[reportUnknownVariableType]
         if name == "$regex":
-            try:
-                re.compile(str(argument))  # pyright: ignore[reportUnknownArgumentType]
-            except re.error as error:
-                yield problem_at(source, (*path, name), "invalid-value",
-                               f"{describe(path)}: $regex pattern does not compile: {error}")
+            yield from _pattern_problems(source, (*path, name), argument)
         if name in ("$prefix", "$suffix") and not isinstance(argument, list):
             yield problem_at(source, (*path, name), "invalid-value",
                            f"{describe(path)}: {name} takes a list (got {short_value(argument)})")
     for key, item in value.items():  # pyright: ignore[reportUnknownVariableType]
         yield from _matcher_problems(source, (*path, key), item)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _pattern_problems(source: YamlSource, path: DataPath, pattern: Any) -> Iterator[ScenarioProblem]:
+    """A `$regex` pattern is compiled here, at load time, so a bad one never reaches a run."""
+    if not isinstance(pattern, str):
+        yield problem_at(source, path, "wrong-type", f"{describe(path[:-1])}: $regex takes a string pattern (got "
+                         f"{short_value(pattern)})", "quote the pattern")
+        return
+    try:
+        compile_pattern(pattern)
+    except InvalidPatternError as error:
+        yield problem_at(source, path, "invalid-value", f"{describe(path[:-1])}: $regex pattern {error}",
+                         error.hint)
+
+
+# What `stream_order` can name: the kinds of content a stream shows (usage never appears in it), and which of them
+# carry the id of their call.
+_STREAM_KINDS = tuple(kind for kind in CONTENT_KEYS if kind != "usage")
+_WITHOUT_CALL = ("text", "reasoning")
+
+
+def _stream_item_problems(source: YamlSource, path: DataPath, item: str, call_ids: set[str],
+                          labels: dict[str, str]) -> Iterator[ScenarioProblem]:
+    """One `stream_order` item, `KIND` or `KIND CALL_ID`, checked like the decisions in `approvals`."""
+    kind, separator, call_id = item.partition(" ")
+    where = f"{describe(path[:-1])} item {int(path[-1]) + 1}"
+    if kind not in _STREAM_KINDS:
+        close = difflib.get_close_matches(kind, _STREAM_KINDS, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else (
+            f"an item is a content kind ({', '.join(_STREAM_KINDS)}), then the call id for calls, results and "
+            "approval wrappers, e.g. 'function_result c1'")
+        yield problem_at(source, path, "invalid-value", f"{where}: '{item}' does not start with a streamed content "
+                         "kind", hint)
+    elif kind in _WITHOUT_CALL:
+        if separator:
+            yield problem_at(source, path, "invalid-value", f"{where}: '{kind}' takes no call id (got '{item}')",
+                             f"write '{kind}'")
+    elif not call_id:
+        if separator or kind != "user_input_request":
+            yield problem_at(source, path, "invalid-value", f"{where}: '{kind}' needs the id of its call, e.g. "
+                             f"'{kind} c1'")
+    elif call_id not in call_ids:
+        if call_id in labels:
+            yield problem_at(source, path, "dangling-reference", f"{describe(path[:-1])} refers to label '{call_id}' "
+                             "where a call id belongs", f"a stream shows call ids: write '{kind} {labels[call_id]}'")
+        else:
+            yield _dangling(source, path, "call id", call_id, call_ids)
+
+
+def _collect_calls(turn: TurnSpec, call_ids: set[str], labels: dict[str, str]) -> None:
+    """Add the call ids that a turn's input and script bring into the conversation, and the labels of its calls."""
+    contents: list[ContentSpec] = []
+    for item in [] if isinstance(turn.input, str) else turn.input:
+        contents.extend(item.message.contents if item.message is not None else [])
+    for step in turn.model:
+        contents.extend(step.contents or [c for m in (step.messages or []) for c in m.contents])
+    for content in contents:
+        calls = [content.function_call]
+        calls.extend(wrapper.function_call for wrapper in (content.approval_request, content.approval_response)
+                     if wrapper is not None)
+        for call in calls:
+            if call is not None and call.call_id is not None:
+                call_ids.add(str(call.call_id))
+                if call.label:
+                    labels.setdefault(call.label, str(call.call_id))
+        for holder in (content.function_result, content.user_input_request):
+            if holder is not None and holder.call_id is not None:
+                call_ids.add(str(holder.call_id))
 
 
 def _message_list_problems(source: YamlSource, path: DataPath, value: dict[Any, Any]) -> Iterator[ScenarioProblem]:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import importlib.util
 
-pytest.importorskip("agent_framework", reason="the agent-framework extra is not installed")
+import pytest
+from requirements_helper import INSTALL_PINNED, require
+
+require(importlib.util.find_spec("agent_framework") is not None,
+        f"agent-framework-core is not installed: {INSTALL_PINNED}")
 
 from agent_framework import Content as FwContent  # noqa: E402
 from agent_framework import Message as FwMessage  # noqa: E402
@@ -54,8 +58,9 @@ def test_neutral_content_survives_a_round_trip(content: Content) -> None:
     assert from_framework(to_framework(content)) == [content]
 
 
-@pytest.mark.skipif(not FEATURES.informational_only, reason="this release has no informational-only marker")
 def test_informational_only_marker_survives() -> None:
+    require(FEATURES.informational_only, f"agent-framework-core {FEATURES.version} has no informational-only marker; "
+                                         f"the release pinned in constraints/latest.txt has: {INSTALL_PINNED}")
     call = FunctionCall("c3", "lookup", {"q": "x"}, informational_only=True)
     converted = to_framework(call)
     assert converted.informational_only is True

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-import pytest
+from requirements_helper import SPEC_MISSING, require
 
 from harness.reporting.commands import append_step_summary, load_rows, report_command, write_reports
 from harness.reporting.documents import ResultsDocument
@@ -47,8 +47,8 @@ def test_report_on_filtered_results_says_so(tmp_path: Path) -> None:
     assert "note: filtered results; the reports do not claim full coverage" in out.getvalue()
 
 
-@pytest.mark.skipif(not SPEC_FILE.exists(), reason=f"spec copy not found at {SPEC_FILE}")
 def test_rows_come_from_a_spec_file_when_given() -> None:
+    require(SPEC_FILE.exists(), SPEC_MISSING)
     assert [r.name for r in load_rows(SPEC_FILE)] == [r.name for r in SPEC_ROWS]
 
 

@@ -59,3 +59,14 @@ def test_identical_files_have_no_changes(tmp_path: Path) -> None:
     out = io.StringIO()
     assert diff_command(path, path, stdout=out) == 0
     assert "0 regression(s), 0 fix(es), 0 other change(s) over 1 compared checks." in out.getvalue()
+
+
+def test_messages_and_names_from_results_are_escaped_in_the_table() -> None:
+    old = document(_single(check("completes")))
+    hostile = run("scenarios/normal/bad|`name`.yaml", ROWS, verdict="error",
+                  checks=[check("scenario-file", "error", "<img src=x onerror=alert(1)> `unclosed | *x*")])
+    text = diff(old, document(hostile, _single(check("completes"))))
+    row = next(line for line in text.splitlines() if "bad" in line)
+    assert row == ("| ``scenarios/normal/bad\\|`name`.yaml`` | reference | non-streaming | `scenario-file` | "
+                   "— → **error** | &lt;img src=x onerror=alert(1)&gt; \\`unclosed \\| \\*x\\* |")
+    assert "<img" not in text

@@ -37,8 +37,11 @@ def test_clean_pass() -> None:
     outcome = gate(document(run("normal.single-call", ["Single non-streaming call"])), [])
     assert outcome.passed
     assert outcome.exit_code == 0
-    assert "Gate passed: 0 failing check(s) not in the baseline, 0 baseline entries that now pass." in \
-        outcome.render()
+    assert outcome.render() == (
+        "Gate passed: every failing check is in the baseline, and no baseline entry now passes.\n\n"
+        "0 failing checks are outside the baseline (no regression).\n"
+        "0 baseline entries now pass (nothing to remove).\n"
+        "0 failing checks are in the baseline (expected failures: they do not fail the gate).\n")
 
 
 def test_a_failing_check_the_baseline_covers_passes_the_gate() -> None:
@@ -55,8 +58,11 @@ def test_a_new_failure_fails_the_gate_and_is_listed() -> None:
     assert [(f.scenario, f.check, f.mode) for f in outcome.new_failures] == [
         ("normal.string-input", "no-orphans", "non-streaming")]
     text = outcome.render()
-    assert "Failing checks not in the baseline:\n  - normal.string-input · no-orphans · agent_framework 1.12.0 " \
-           "non-streaming [fail]: no user message" in text
+    assert text.startswith("Gate FAILED: 1 failing check is not in the baseline, 0 baseline entries now pass.\n")
+    assert "1 failing check is not in the baseline (1 regression: fix, or add a baseline entry with the reason):\n" \
+           "  - normal.string-input · no-orphans · agent_framework 1.12.0 non-streaming [fail]: no user message\n" \
+           in text
+    assert "1 failing check is in the baseline (expected failures: they do not fail the gate)." in text
 
 
 def test_an_entry_outside_its_release_range_does_not_cover_a_failure() -> None:
@@ -77,7 +83,7 @@ def test_a_stale_entry_fails_the_gate_and_is_listed() -> None:
     assert not outcome.new_failures
     [stale] = outcome.stale_entries
     assert stale.passing_in == ("1.12.0 non-streaming",)
-    assert ("Baseline entries that now pass (remove them from the baseline):\n  - normal.string-input · "
+    assert ("1 baseline entry now passes (fixed: remove from the baseline):\n  - normal.string-input · "
             "expect.requests · agent_framework non-streaming (version ≥ 1.10.0): passes on 1.12.0 non-streaming"
             ) in outcome.render()
 
@@ -97,6 +103,27 @@ def test_entries_no_run_reaches_are_neither_stale_nor_failures() -> None:
     assert outcome.passed
     assert len(outcome.unexercised) == 2
     assert "Filtered run" in outcome.render()
+    assert ("2 baseline entries were not judged (no run in these results reached the check: another "
+            "implementation, mode or release, or an n/a run).") in outcome.render()
+
+
+def test_every_number_the_gate_prints_says_what_it_counts() -> None:
+    doc = document(_string_input("fail", failing=("expect.requests", "no-orphans", "script")),
+                   _string_input("pass", mode="streaming"))
+    entries = [_entry(), _entry("script"), _entry(mode="streaming"), _entry("no-orphans", mode="streaming"),
+               _entry(versions_until="1.0.0")]
+    text = gate(doc, entries).render()
+    assert text.splitlines() == [
+        "Gate FAILED: 1 failing check is not in the baseline, 1 baseline entry now passes.",
+        "",
+        "1 failing check is not in the baseline (1 regression: fix, or add a baseline entry with the reason):",
+        "  - normal.string-input · no-orphans · agent_framework 1.12.0 non-streaming [fail]: no user message",
+        "1 baseline entry now passes (fixed: remove from the baseline):",
+        "  - normal.string-input · expect.requests · agent_framework streaming: passes on 1.12.0 streaming",
+        "2 failing checks are in the baseline (expected failures: they do not fail the gate).",
+        "2 baseline entries were not judged (no run in these results reached the check: another implementation, "
+        "mode or release, or an n/a run).",
+    ]
 
 
 def test_per_scenario_known_failures_expand_to_one_entry_per_check_and_mode() -> None:
@@ -171,6 +198,8 @@ def test_gate_command_prints_both_lists_and_sets_the_exit_code(tmp_path: Path) -
     text = out.getvalue()
     assert "normal.string-input · no-orphans" in text
     assert "normal.string-input · completes · agent_framework non-streaming: passes on 1.12.0 non-streaming" in text
+    assert text.endswith(f"Judged 1 run (scenario × implementation × mode) of {results} against 2 baseline "
+                         f"entries of {baseline} (one entry per scenario, check, implementation and mode).\n")
     err = io.StringIO()
     assert gate_command(tmp_path / "missing.json", baseline, stderr=err) == 2
     assert "missing.json" in err.getvalue()

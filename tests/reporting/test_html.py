@@ -1,8 +1,8 @@
 """The HTML coverage page: self-contained, and — in a real headless Chromium — a rendered, filterable grid.
 
-The browser tests need a Chromium binary (Debian: `apt-get install chromium`) and skip without one. The page's
-script reads its filters from the URL hash, so the tests drive it by loading `coverage.html#verdict=fail&…` and
-read the DOM Chromium dumps after the script ran.
+The browser tests need a Chromium binary (Debian: `apt-get install chromium`) and skip without one, or fail with
+`LC_REQUIRE_ALL=1` as in CI (`requirements_helper`). The page's script reads its filters from the URL hash, so the
+tests drive it by loading `coverage.html#verdict=fail&…` and read the DOM Chromium dumps after the script ran.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
+from requirements_helper import require
 
 from harness.reporting.coverage import build_coverage
 from harness.reporting.documents import parse_results_document
@@ -23,8 +23,8 @@ from .helpers import both_modes, check, document, run
 
 CHROMIUM = next((found for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
                  if (found := shutil.which(name))), None)
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary on PATH (Debian: apt-get install "
-                                                             "chromium); the page is only checked statically")
+CHROMIUM_MISSING = ("no chromium binary on PATH (chromium, chromium-browser, google-chrome): apt-get install chromium, "
+                    "as .ci/run does; without it the page is only checked statically")
 
 DOC = document(
     both_modes("normal.single-call", ["Single non-streaming call"]),
@@ -122,8 +122,8 @@ def test_the_page_is_self_contained_and_escapes_its_content(tmp_path: Path) -> N
     assert html.count("<details><summary title=") == 10  # every cell with runs
 
 
-@needs_chromium
 def test_the_grid_renders_in_a_real_browser(tmp_path: Path) -> None:
+    require(CHROMIUM is not None, CHROMIUM_MISSING)
     dom = _dump_dom(tmp_path, _page(tmp_path))
     assert len(dom.cells) == len(SPEC_ROWS) * COLUMNS
     assert len(dom.visible_rows()) == len(SPEC_ROWS)
@@ -134,8 +134,8 @@ def test_the_grid_renders_in_a_real_browser(tmp_path: Path) -> None:
     assert (statuses.count("fail"), statuses.count("xfail"), statuses.count("n/a")) == (2, 1, 1)
 
 
-@needs_chromium
 def test_filters_from_the_url_hash_are_applied_by_the_script(tmp_path: Path) -> None:
+    require(CHROMIUM is not None, CHROMIUM_MISSING)
     dom = _dump_dom(tmp_path, _page(tmp_path), "verdict=fail&impl=agent_framework")
     assert dom.visible_rows() == [
         "row-normal-function-invocation/streaming-call", "row-approval-pause-and-resume/initial-approval-request"]
@@ -150,8 +150,8 @@ def test_filters_from_the_url_hash_are_applied_by_the_script(tmp_path: Path) -> 
     assert by_section.shown.get("data-columns") == "2"
 
 
-@needs_chromium
 def test_a_cell_panel_opens_from_the_hash_and_a_screenshot_renders(tmp_path: Path) -> None:
+    require(CHROMIUM is not None, CHROMIUM_MISSING)
     page = _page(tmp_path)
     key = "normal-function-invocation/streaming-call@agent_framework/1.23.0/streaming"
     dom = _dump_dom(tmp_path, page, f"open={key}")

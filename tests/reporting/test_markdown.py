@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-import pytest
+from requirements_helper import SPEC_MISSING, require
 
 from harness.reporting.coverage import build_coverage
 from harness.reporting.documents import parse_results_document
-from harness.reporting.markdown import render_markdown
+from harness.reporting.markdown import markdown_code, markdown_text, render_markdown
 from harness.reporting.wording import FILTERED_BANNER
 from harness.scenario.spec_rows import SPEC_ROWS, SpecRow, parse_spec_rows
 
@@ -31,9 +31,8 @@ def _table_rows(markdown: str) -> list[str]:
             if line.startswith("| ") and not line.startswith("| Spec row")]
 
 
-@pytest.mark.skipif(not SPEC_FILE.exists(), reason=f"spec copy not found at {SPEC_FILE} (CI checks it out at "
-                                                    "../shared/spec beside the repository)")
 def test_lists_every_row_of_the_spec_when_results_cover_a_few() -> None:
+    require(SPEC_FILE.exists(), SPEC_MISSING)
     rows = parse_spec_rows(SPEC_FILE.read_text(encoding="utf-8"))
     assert len(rows) == 84
     markdown = render_markdown(build_coverage(parse_results_document(FEW_ROWS), rows))
@@ -92,3 +91,45 @@ def test_heading_level_nests_the_report_under_a_spec_heading() -> None:
     markdown = render_markdown(build_coverage(parse_results_document(FEW_ROWS), SPEC_ROWS), heading_level=3)
     assert markdown.startswith("### Spec coverage\n")
     assert "\n#### Normal function invocation\n" in markdown
+
+
+HOSTILE_TITLE = 'Pipes | and `ticks` <img src=x onerror="alert(1)"> *bold* [link](javascript:alert(1))'
+HOSTILE_REASON = "<script>alert('reason')</script> a | b ``code`` _x_"
+
+
+def test_scenario_text_is_escaped_never_rendered_as_html_or_markup() -> None:
+    hostile = run("normal.hostile", ["Single non-streaming call"], verdict="fail", reason=HOSTILE_REASON,
+                  checks=[check("expect.response", "fail", "expected <b>x</b>, got `y` | z", turn=1)])
+    hostile["title"] = HOSTILE_TITLE
+    hostile["implementation"] = "impl<i>"
+    na = run("normal.hostile-na", ["Streaming call"], verdict="n/a", reason="lacks <iframe src=x> | approval")
+    markdown = render_markdown(build_coverage(parse_results_document(document(hostile, na)), SPEC_ROWS))
+    for raw in ("<img", "<script", "<iframe", "<b>", "<i>", "*bold*", "[link](", "``code``", "_x_"):
+        assert raw not in markdown, raw
+    assert ("| Title of normal.hostile-na |" in markdown)
+    row = next(line for line in markdown.splitlines() if line.startswith('| <a id="scenario-normal-hostile">'))
+    assert _cells(row) == [
+        '<a id="scenario-normal-hostile"></a>`normal.hostile`',
+        "Pipes \\| and \\`ticks\\` &lt;img src=x onerror=\"alert(1)\"&gt; \\*bold\\* "
+        "[link\\](javascript:alert(1))",
+        "Single non-streaming call",
+        "`scenarios/normal/hostile.yaml:1`",
+    ]
+    assert "  - reason: &lt;script&gt;alert('reason')&lt;/script&gt; a \\| b \\`\\`code\\`\\` \\_x\\_" in markdown
+    assert "  - expect.response (turn 1) [fail]: expected &lt;b&gt;x&lt;/b&gt;, got \\`y\\` \\| z" in markdown
+    assert "lacks &lt;iframe src=x&gt; \\| approval" in markdown
+    assert "impl&lt;i&gt; 0.1.0<br>non-streaming" in markdown  # the column header's own <br> stays
+
+
+def _cells(row: str) -> list[str]:
+    """The cells of a table row as GitHub splits them: at pipes not escaped with a backslash."""
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", row)[1:-1]]
+
+
+def test_escaping_keeps_ordinary_text_as_it_is() -> None:
+    assert markdown_text("agent_framework 1.23.0 non-streaming") == "agent_framework 1.23.0 non-streaming"
+    assert markdown_text('call #1.messages[1].contents: expected "a"') == 'call #1.messages[1].contents: expected "a"'
+    assert markdown_text("![x](y) [a][b] [c]: d") == "![x\\](y) [a\\][b] [c\\]: d"
+    assert markdown_text("a\nb   c") == "a b c"
+    assert markdown_code("path/with `tick`|pipe") == "``path/with `tick`\\|pipe``"
+    assert markdown_code("`x`") == "`` `x` ``"

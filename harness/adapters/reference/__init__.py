@@ -32,7 +32,7 @@ def _default_factory(setup: ConversationSetup, catalog: Mapping[str, LoopTool]) 
 def wrap_tool(tool: Tool) -> LoopTool:
     """Present a scripted tool as the reference loop's tool type."""
     if tool.spec.declaration_only:
-        return LoopTool(tool.name, None, tool.spec.approval_required)
+        return LoopTool(tool.name, None, tool.spec.approval_required, tool.spec.parameters)
 
     async def run(arguments: Mapping[str, JSON], call_id: str) -> ToolReturn:
         outcome = tool.invoke(arguments, call_id)
@@ -40,7 +40,7 @@ def wrap_tool(tool: Tool) -> LoopTool:
             raise UserInputRequired(outcome.input_requests)
         return ToolReturn(outcome.value, outcome.terminate, outcome.add_tools)
 
-    return LoopTool(tool.name, run, tool.spec.approval_required)
+    return LoopTool(tool.name, run, tool.spec.approval_required, tool.spec.parameters)
 
 
 @dataclass

@@ -30,6 +30,7 @@ from harness.contents import (
 )
 from harness.contract import LoopConfig
 from harness.limits import DEFAULT_MAX_CONSECUTIVE_ERRORS, DEFAULT_MAX_ITERATIONS
+from harness.parameters import argument_problems
 
 LIMIT_FALLBACK_TEXT = "The function-calling limit was reached before a final answer could be produced."
 # A rejection is a normal terminal result (not an error, not an exception): the call was not executed.
@@ -81,6 +82,7 @@ class LoopTool:
     name: str
     run: Callable[[Mapping[str, JSON], str], Awaitable[ToolReturn]] | None
     approval_required: bool = False
+    parameters: Mapping[str, JSON] = field(default_factory=lambda: {"type": "object"})
 
     @property
     def declaration_only(self) -> bool:
@@ -296,6 +298,10 @@ class ReferenceLoop:
                 raise UnknownToolError(f"the model called unknown function '{call.name}'")
             return [FunctionResult(call.call_id, f"Error: requested function '{call.name}' not found.", error=True)]
         arguments: Mapping[str, JSON] = call.arguments if isinstance(call.arguments, Mapping) else {}
+        problems = argument_problems(tool.parameters, dict(arguments))
+        if problems:
+            # Refused before the body runs: the model gets one error result it can correct.
+            return [FunctionResult(call.call_id, self._invalid_arguments_text(call.name, problems), error=True)]
         try:
             returned = await tool.run(arguments, call.call_id)
         except UserInputRequired as pause:
@@ -308,6 +314,11 @@ class ReferenceLoop:
             if added is not None:
                 state.tools[name] = added
         return [FunctionResult(call.call_id, result_text(returned.value))]
+
+    def _invalid_arguments_text(self, name: str, problems: Sequence[str]) -> str:
+        if self.config.include_detailed_errors:
+            return f"Error: invalid arguments for '{name}': {'; '.join(problems)}"
+        return f"Error: invalid arguments for '{name}'."
 
     def _error_text(self, error: Exception) -> str:
         if self.config.include_detailed_errors:
@@ -346,10 +357,9 @@ class ReferenceLoop:
 
     @staticmethod
     def _has_visible_content(messages: Sequence[Message]) -> bool:
-        return any(
-            (isinstance(c, Text) and c.text.strip()) or isinstance(c, FunctionCall | FunctionResult | ApprovalRequest)
-            for m in messages for c in m.contents
-        )
+        """An answer the caller can read. Provider-executed calls and results kept after a limit are transcript,
+        not an answer: the fallback text follows them (spec: fallback never replaces retained content)."""
+        return any(isinstance(c, Text) and c.text.strip() for m in messages for c in m.contents)
 
     def _as_update(self, message: Message, state: _RunState) -> Update:
         state.sequence += 1

@@ -1,0 +1,87 @@
+"""What a caller of `Runner.run_streamed` sees, as neutral updates.
+
+The model's output reaches the caller as raw Responses events (`raw_response_event`): text deltas, function-call
+argument deltas (the call's id and name come with its ``output_item.added``), reasoning deltas (the signature comes
+with ``output_item.done``). What the runner itself adds reaches the caller as run-item events: ``tool_output`` for a
+tool result. Run-item events that repeat a model item already streamed raw (``tool_called``,
+``message_output_created``, ``reasoning_item_created``) add nothing. The SDK does not stream approval interruptions
+("approvals represent interruptions, not streamed items"): a streaming caller finds them on the result once the
+stream ends, so they appear in the final response and not among the updates.
+
+Updates of one neutral message share its group as `message_id`, so folding them gives the final response's messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from agents import ToolApprovalItem
+from agents.stream_events import RawResponsesStreamEvent, RunItemStreamEvent, StreamEvent
+from openai.types.responses import (
+    ResponseFunctionCallArgumentsDeltaEvent,
+    ResponseOutputItemAddedEvent,
+    ResponseOutputItemDoneEvent,
+    ResponseReasoningItem,
+    ResponseReasoningSummaryTextDeltaEvent,
+    ResponseReasoningTextDeltaEvent,
+    ResponseRefusalDeltaEvent,
+    ResponseTextDeltaEvent,
+)
+
+from harness.adapters.openai_agents.convert import group_of, run_item_entries
+from harness.contents import Content, FunctionCall, Reasoning, Text, Update
+
+# Run-item events for items the model produced, which the raw events already delivered.
+_MODEL_ITEM_EVENTS = frozenset({"tool_called", "message_output_created", "reasoning_item_created"})
+
+
+@dataclass(frozen=True)
+class _Item:
+    message_id: str
+    call_id: str = ""
+
+
+@dataclass
+class StreamDecoder:
+    """Turns the events of one streamed run into neutral updates, in order."""
+
+    approval_id: Callable[[ToolApprovalItem], str]
+    _items: dict[str, _Item] = field(default_factory=lambda: {})
+
+    def updates(self, event: StreamEvent) -> list[Update]:
+        if isinstance(event, RawResponsesStreamEvent):
+            return self._raw(event.data)
+        if isinstance(event, RunItemStreamEvent) and event.name not in _MODEL_ITEM_EVENTS:
+            return [Update(entry.role, (entry.content,), entry.group)
+                    for entry in run_item_entries(event.item, self.approval_id)]
+        return []
+
+    def _raw(self, data: object) -> list[Update]:
+        if isinstance(data, ResponseOutputItemAddedEvent):
+            return self._added(data)
+        if isinstance(data, ResponseTextDeltaEvent | ResponseRefusalDeltaEvent):
+            return self._update(data.item_id, Text(data.delta))
+        if isinstance(data, ResponseFunctionCallArgumentsDeltaEvent):
+            item = self._items.get(data.item_id, _Item(data.item_id))
+            return self._update(data.item_id, FunctionCall(item.call_id, "", data.delta))
+        if isinstance(data, ResponseReasoningTextDeltaEvent | ResponseReasoningSummaryTextDeltaEvent):
+            return self._update(data.item_id, Reasoning(data.delta))
+        if isinstance(data, ResponseOutputItemDoneEvent) and isinstance(data.item, ResponseReasoningItem):
+            signature = data.item.encrypted_content
+            return self._update(data.item.id, Reasoning("", signature)) if signature else []
+        return []
+
+    def _added(self, event: ResponseOutputItemAddedEvent) -> list[Update]:
+        raw = event.item
+        raw_id = str(getattr(raw, "id", None) or f"output-{event.output_index}")
+        message_id = group_of(raw_id) or raw_id
+        call_id = str(getattr(raw, "call_id", "") or "")
+        self._items[raw_id] = _Item(message_id, call_id)
+        if raw.type == "function_call":
+            return self._update(raw_id, FunctionCall(call_id, str(getattr(raw, "name", "")), ""))
+        return []
+
+    def _update(self, raw_id: str, content: Content) -> list[Update]:
+        item = self._items.get(raw_id, _Item(group_of(raw_id) or raw_id))
+        return [Update("assistant", (content,), item.message_id)]

@@ -1,0 +1,182 @@
+"""Negative controls for the rows of "Errors, control flow, and limits": each breaks one rule of the section in the
+reference loop, and at least one bundled scenario of `scenarios/errors/` or `scenarios/limits/` must fail on it.
+
+These hook the reference loop's policy helpers directly: the rules live there, and a control that broke them from
+outside would have to re-implement the loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from harness.adapters.reference.loop import (
+    LoopTool,
+    ReferenceLoop,
+    _RunState,  # pyright: ignore[reportPrivateUsage]
+)
+from harness.contents import Content, FunctionCall, FunctionResult, Message, Update
+
+BUNDLED = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+class IgnoresErrorCap(ReferenceLoop):
+    """Never stops for consecutive errors: a failing tool is called for as long as the model asks."""
+
+    def _limit_reached(self, state: _RunState) -> bool:
+        saved, state.errors_in_row = state.errors_in_row, 0
+        try:
+            return super()._limit_reached(state)
+        finally:
+            state.errors_in_row = saved
+
+
+class NeverResetsErrorCount(ReferenceLoop):
+    """Counts every failed round of the turn instead of consecutive ones: a success does not reset the count."""
+
+    async def _process_calls(self, calls: list[FunctionCall], state: _RunState) -> ReferenceLoop._Outcome:
+        before = state.errors_in_row
+        outcome = await super()._process_calls(calls, state)
+        state.errors_in_row = max(state.errors_in_row, before)
+        return outcome
+
+
+class RaisesOnRejection(ReferenceLoop):
+    """Treats a rejection as a failure of the turn and raises it to the caller."""
+
+    async def _resolve_approvals(self, state: _RunState) -> tuple[list[Message], bool]:
+        resumed, stop = await super()._resolve_approvals(state)
+        rejected = [c for m in resumed for c in m.contents
+                    if isinstance(c, FunctionResult) and "reject" in str(c.result).lower()]
+        if rejected:
+            raise PermissionError("the user rejected the call")
+        return resumed, stop
+
+
+class AlwaysDetailedErrors(ReferenceLoop):
+    """Sends the exception's text to the model although detailed errors are off."""
+
+    def _error_text(self, error: Exception) -> str:
+        return f"Error: {type(error).__name__}: {error}"
+
+
+class NeverDetailedErrors(ReferenceLoop):
+    """Hides the exception's text from the model although detailed errors are on."""
+
+    def _error_text(self, error: Exception) -> str:
+        return "Error: the function failed."
+
+
+class KeepsToolsOnFinalCall(ReferenceLoop):
+    """Makes the final call after a limit with the caller's tool choice instead of disabling tools."""
+
+    async def _model_turn(self, state: _RunState, streaming: bool, *, tool_choice: str | None):  # type: ignore[override]
+        async for item in super()._model_turn(state, streaming, tool_choice=state.tool_choice):
+            yield item
+
+
+class NoFallbackText(ReferenceLoop):
+    """Returns whatever the final call after a limit gave, even when it is blank."""
+
+    @staticmethod
+    def _has_visible_content(messages: Sequence[Message]) -> bool:
+        return True
+
+
+class IgnoresUnknownCallTermination(ReferenceLoop):
+    """Answers an unknown call with an error result even when told to stop on unknown calls."""
+
+    async def _execute(self, call: FunctionCall, tool: LoopTool | None, state: _RunState) -> list[Content]:
+        if tool is None:
+            return [FunctionResult(call.call_id, f"Error: requested function '{call.name}' not found.", error=True)]
+        return await super()._execute(call, tool, state)
+
+
+class IgnoresMiddlewareTermination(ReferenceLoop):
+    """Calls the model again after tool middleware asked the loop to stop."""
+
+    async def _process_calls(self, calls: list[FunctionCall], state: _RunState) -> ReferenceLoop._Outcome:
+        outcome = await super()._process_calls(calls, state)
+        state.terminated = False
+        return replace(outcome, stop=False) if outcome.messages and not outcome.pause else outcome
+
+
+class IgnoresFunctionCallLimit(ReferenceLoop):
+    """Keeps offering tools after max_function_calls is spent."""
+
+    def _limit_reached(self, state: _RunState) -> bool:
+        saved, state.function_calls = state.function_calls, 0
+        try:
+            return super()._limit_reached(state)
+        finally:
+            state.function_calls = saved
+
+
+class DropsEverythingAfterLimit(ReferenceLoop):
+    """Removes all tool content returned after a limit, provider-executed pairs and hosted approvals included."""
+
+    def _keep_after_limit(self, messages: Sequence[Message], tool_choice: str | None) -> list[Message]:
+        if tool_choice != "none":
+            return list(messages)
+        kept = [Message(m.role, tuple(c for c in m.contents if type(c).__name__ == "Text")) for m in messages]
+        return [m for m in kept if m.contents]
+
+    def _keep_update_after_limit(self, update: Update, tool_choice: str | None) -> Update | None:
+        if tool_choice != "none":
+            return update
+        contents = tuple(c for c in update.contents if type(c).__name__ == "Text")
+        return Update(update.role, contents, update.message_id, update.finish_reason) if contents else None
+
+
+class KeepsLocalCallsAfterLimit(ReferenceLoop):
+    """Keeps local calls the provider returned despite tool_choice "none" (they can never run or be answered)."""
+
+    def _keep_after_limit(self, messages: Sequence[Message], tool_choice: str | None) -> list[Message]:
+        return list(messages)
+
+    def _keep_update_after_limit(self, update: Update, tool_choice: str | None) -> Update | None:
+        return update
+
+
+class SkipsArgumentValidation(ReferenceLoop):
+    """Runs the tool body with whatever arguments the model sent, declared or not."""
+
+    async def _execute(self, call: FunctionCall, tool: LoopTool | None, state: _RunState) -> list[Content]:
+        unchecked = replace(tool, parameters={"type": "object"}) if tool is not None else None
+        return await super()._execute(call, unchecked, state)
+
+
+@dataclass(frozen=True)
+class LimitControl:
+    loop: type[ReferenceLoop]
+    scenario: str  # a bundled scenario, relative to scenarios/
+    check: str | None = None  # a universal check that must be among the failing ones, where one guards the rule
+
+    @property
+    def scenario_path(self) -> Path:
+        return BUNDLED / self.scenario
+
+
+LIMIT_CONTROLS: tuple[LimitControl, ...] = (
+    LimitControl(IgnoresErrorCap, "errors/consecutive-errors-cap.yaml"),
+    LimitControl(IgnoresErrorCap, "errors/consecutive-errors-approval.yaml"),
+    LimitControl(NeverResetsErrorCount, "errors/consecutive-errors-reset.yaml"),
+    LimitControl(RaisesOnRejection, "errors/rejected-execution.yaml"),
+    LimitControl(AlwaysDetailedErrors, "errors/approved-exception-generic.yaml"),
+    LimitControl(NeverDetailedErrors, "errors/approved-exception-detailed.yaml"),
+    LimitControl(KeepsToolsOnFinalCall, "limits/max-iterations.yaml", "bounded"),
+    LimitControl(KeepsToolsOnFinalCall, "limits/max-function-calls-parallel.yaml", "bounded"),
+    LimitControl(KeepsToolsOnFinalCall, "errors/consecutive-errors-cap.yaml"),
+    LimitControl(NoFallbackText, "limits/max-iterations-blank-final.yaml"),
+    LimitControl(NoFallbackText, "limits/max-function-calls-blank-final.yaml"),
+    LimitControl(IgnoresUnknownCallTermination, "errors/unknown-call-terminates.yaml"),
+    LimitControl(IgnoresMiddlewareTermination, "errors/middleware-termination-single.yaml"),
+    LimitControl(IgnoresMiddlewareTermination, "errors/middleware-termination-parallel.yaml"),
+    LimitControl(IgnoresFunctionCallLimit, "limits/max-function-calls-parallel.yaml", "bounded"),
+    LimitControl(DropsEverythingAfterLimit, "limits/post-limit-hosted-pair.yaml"),
+    LimitControl(DropsEverythingAfterLimit, "limits/post-limit-hosted-approval.yaml"),
+    LimitControl(KeepsLocalCallsAfterLimit, "limits/post-limit-approval-call.yaml"),
+    LimitControl(SkipsArgumentValidation, "errors/approved-validation-error.yaml"),
+    LimitControl(SkipsArgumentValidation, "errors/validation-error-unapproved.yaml"),
+)
