@@ -1,7 +1,7 @@
 """Where the bundled suite lives: the scenarios and the default known-failure baseline shipped with the harness.
 
 An installed wheel carries them inside the package as ``harness/_data/`` (the build copies the repository's
-top-level ``scenarios/`` and ``baselines/known-failures.yaml`` there: see setup.py), found through
+top-level ``scenarios/`` and ``baselines/known-failures.yaml`` there: see build_support/bundle_suite.py), found through
 `importlib.resources`. An editable install has no such copy, so the checkout's own files are used and edits show
 without reinstalling. Never the working directory: a run from any folder finds the same suite.
 """

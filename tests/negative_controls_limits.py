@@ -171,7 +171,7 @@ LIMIT_CONTROLS: tuple[LimitControl, ...] = (
     LimitControl(NoFallbackText, "limits/max-iterations-blank-final.yaml"),
     LimitControl(NoFallbackText, "limits/max-function-calls-blank-final.yaml"),
     LimitControl(IgnoresUnknownCallTermination, "errors/unknown-call-terminates.yaml"),
-    LimitControl(IgnoresMiddlewareTermination, "errors/middleware-termination-single.yaml"),
+    LimitControl(IgnoresMiddlewareTermination, "errors/middleware-termination-one-call.yaml"),
     LimitControl(IgnoresMiddlewareTermination, "errors/middleware-termination-parallel.yaml"),
     LimitControl(IgnoresFunctionCallLimit, "limits/max-function-calls-parallel.yaml", "bounded"),
     LimitControl(DropsEverythingAfterLimit, "limits/post-limit-hosted-pair.yaml"),

@@ -47,10 +47,7 @@ _NOT_SOURCES = shutil.ignore_patterns(".git", ".nox", ".venv", ".ci-venv", "buil
 # Scenarios that need a capability they do not declare, so a loop without it fails them instead of reporting n/a.
 # Each is a scenario to fix (add the capability to its `requires:`), not a defect of the toy loop: once fixed, the
 # toy loop reports it n/a and the entry must go.
-UNDECLARED_REQUIREMENTS = {
-    "approval.approved-resume.caller-history": "approval",
-    "approval.initial-request.after-executed-round": "approval",
-}
+UNDECLARED_REQUIREMENTS: dict[str, str] = {}
 
 
 def test_the_checkout_is_what_an_editable_install_uses() -> None:
@@ -137,7 +134,7 @@ def empty_folder(tmp_path: Path) -> Path:
 def test_the_sdist_ships_the_scenarios_the_baseline_and_the_build_hook(built: Built) -> None:
     with tarfile.open(built.sdist) as archive:
         names = {name.partition("/")[2] for name in archive.getnames()}
-    assert {*SCENARIO_FILES, "baselines/known-failures.yaml", "setup.py", "MANIFEST.in"} <= names
+    assert {*SCENARIO_FILES, "baselines/known-failures.yaml", "build_support/bundle_suite.py", "MANIFEST.in"} <= names
 
 
 @pytest.mark.slow

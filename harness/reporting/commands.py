@@ -17,14 +17,18 @@ from harness.reporting.baseline import BaselineError
 from harness.reporting.coverage import build_coverage
 from harness.reporting.coverage_json import render_json
 from harness.reporting.diffing import diff
-from harness.reporting.documents import ResultsDocument, ResultsFileError, load_results_document
+from harness.reporting.documents import ResultsDocument, ResultsFileError, combine, load_results_document
 from harness.reporting.gate import gate, load_gate_baseline
 from harness.reporting.html_page import render_html
+from harness.reporting.invariant_table import build_invariant_table
+from harness.reporting.invariant_table import render_html as invariants_html
+from harness.reporting.invariant_table import render_markdown as invariants_markdown
 from harness.reporting.junit import render_junit
 from harness.reporting.markdown import render_markdown
 from harness.scenario.spec_rows import SPEC_ROWS, SpecRow, parse_spec_rows
 
-REPORT_FILES = {"markdown": "coverage.md", "html": "coverage.html", "json": "coverage.json", "junit": "junit.xml"}
+REPORT_FILES = {"markdown": "coverage.md", "html": "coverage.html", "json": "coverage.json", "junit": "junit.xml",
+                "invariants-markdown": "invariants.md", "invariants-html": "invariants.html"}
 
 
 class SpecFileError(HarnessError):
@@ -47,11 +51,15 @@ def load_rows(spec: Path | None) -> tuple[SpecRow, ...]:
 
 def write_reports(documents: ResultsDocument | Sequence[ResultsDocument], out_dir: Path,
                   rows: Sequence[SpecRow] = SPEC_ROWS) -> dict[str, Path]:
-    """Markdown, HTML, JSON and JUnit coverage reports of the results, into `out_dir`; returns format -> path."""
+    """Markdown, HTML, JSON and JUnit coverage reports of the results, and the invariant table (Markdown, HTML),
+    into `out_dir`; returns format -> path."""
     matrix = build_coverage(documents, rows)
     out_dir.mkdir(parents=True, exist_ok=True)
+    parts = [documents] if isinstance(documents, ResultsDocument) else list(documents)
+    invariants = build_invariant_table(combine(parts))
     rendered = {"markdown": render_markdown(matrix), "html": render_html(matrix), "json": render_json(matrix),
-                "junit": render_junit(matrix)}
+                "junit": render_junit(matrix), "invariants-markdown": invariants_markdown(invariants),
+                "invariants-html": invariants_html(invariants)}
     written: dict[str, Path] = {}
     for key, text in rendered.items():
         path = out_dir / REPORT_FILES[key]

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import sys
+from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, RunContext, Tool
@@ -61,7 +62,7 @@ class ScriptedModel:
     def complete(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return self._next()
 
-    async def stream(self, messages: list[ModelMessage], info: AgentInfo) -> Any:
+    async def stream(self, messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
         for index, part in enumerate(self._next().parts):
             if isinstance(part, TextPart):
                 yield part.content
@@ -84,7 +85,7 @@ def decide(previous: Any, session: bool, approvals: dict[str, bool]) -> dict[str
         return {"conversation": conversation,
                 "deferred_tool_results": conversation.deferred_tool_requests.build_results(approvals=approvals)}
     return {"message_history": previous.all_messages(),
-            "deferred_tool_results": DeferredToolResults(approvals=approvals)}
+            "deferred_tool_results": DeferredToolResults(approvals=dict[str, Any](approvals))}
 
 
 async def scenario(streaming: bool, session: bool) -> bool:

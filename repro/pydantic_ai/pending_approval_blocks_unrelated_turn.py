@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import sys
+from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, RunContext, Tool
@@ -72,7 +73,7 @@ class ScriptedModel:
         self.received.append(list(messages))
         return self.script.pop(0)
 
-    async def stream(self, messages: list[ModelMessage], info: AgentInfo) -> Any:
+    async def stream(self, messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
         self.received.append(list(messages))
         for index, part in enumerate(self.script.pop(0).parts):
             if isinstance(part, TextPart):

@@ -1,4 +1,4 @@
-"""Build hook: the wheel carries the bundled suite inside the `harness` package, as `harness/_data/`.
+"""Build hook (named in pyproject.toml, `[tool.setuptools.cmdclass]`): the wheel carries the bundled suite inside the `harness` package, as `harness/_data/`.
 
 People edit `scenarios/` and `baselines/known-failures.yaml` at the top of the repository; `build_py` copies them
 into the built package, where `harness.bundled` finds them through `importlib.resources` from any working
@@ -17,10 +17,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from setuptools import setup
 from setuptools.command.build_py import build_py
 
-ROOT = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parent.parent
 # Repository path -> path inside the built `harness` package. Keep in step with harness/bundled.py.
 BUNDLED = {"scenarios": "_data/scenarios", "baselines/known-failures.yaml": "_data/baselines/known-failures.yaml"}
 
@@ -44,5 +43,3 @@ class BuildWithBundledSuite(build_py):
             else:
                 shutil.copy2(origin, copy)
 
-
-setup(cmdclass={"build_py": BuildWithBundledSuite})
