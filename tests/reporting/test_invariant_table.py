@@ -7,7 +7,8 @@ from harness.reporting.invariant_table import HEADLINE, build_invariant_table, r
 from harness.results import CheckResult, ScenarioResult
 
 
-def _result(impl: str, verdict: str, failing: str | None = None, scenario: str = "normal.single-call") -> ScenarioResult:
+def _result(impl: str, verdict: str, failing: str | None = None,
+            scenario: str = "normal.single-call") -> ScenarioResult:
     checks = tuple(CheckResult(check, "fail" if check == failing else "pass") for check in HEADLINE)
     return ScenarioResult(scenario, "t", ("Single non-streaming call",), "normal", impl, "1.0", "streaming",
                           verdict, checks, path="scenarios/normal/single-call.yaml", line=1)  # type: ignore[arg-type]
