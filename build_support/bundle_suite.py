@@ -1,4 +1,5 @@
-"""Build hook (named in pyproject.toml, `[tool.setuptools.cmdclass]`): the wheel carries the bundled suite inside the `harness` package, as `harness/_data/`.
+"""Build hook (named in pyproject.toml, `[tool.setuptools.cmdclass]`): the wheel carries the bundled suite
+inside the `harness` package, as `harness/_data/`.
 
 People edit `scenarios/` and `baselines/known-failures.yaml` at the top of the repository; `build_py` copies them
 into the built package, where `harness.bundled` finds them through `importlib.resources` from any working

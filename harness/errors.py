@@ -29,10 +29,18 @@ class ScenarioProblem:
             for number in (self.line - 1, self.line):
                 if 1 <= number <= len(text):
                     marker = ">" if number == self.line else " "
-                    lines.append(f"{marker}{number:5d} | {text[number - 1]}")
+                    lines.append(f"{marker}{number:5d} | {_excerpt(text[number - 1], self.column)}")
         if self.hint:
             lines.append(f"hint: {self.hint}")
         return "\n".join(lines)
+
+
+def _excerpt(line: str, column: int, width: int = 160) -> str:
+    """At most `width` characters of a source line, around the column the problem is at."""
+    if len(line) <= width:
+        return line
+    start = max(0, min(column - 1 - width // 2, len(line) - width))
+    return ("…" if start else "") + line[start:start + width] + ("…" if start + width < len(line) else "")
 
 
 class ScenarioFileError(HarnessError):
