@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import Any, cast
 
 import pytest
 from requirements_helper import require
@@ -15,12 +15,14 @@ require(importlib.util.find_spec("agents") is not None,
 from agents import FunctionTool, ModelBehaviorError, ModelSettings  # noqa: E402
 from agents.models.interface import ModelTracing  # noqa: E402
 from agents.stream_events import RawResponsesStreamEvent  # noqa: E402
+from agents.tool_context import ToolContext  # noqa: E402
 from openai.types.responses import (  # noqa: E402
     ResponseFunctionToolCall,
     ResponseOutputMessage,
     ResponseReasoningItem,
 )
 
+from fakes.tools import ScriptedToolbox  # noqa: E402
 from harness.adapters.openai_agents.conversation import raised_error, unmapped_settings  # noqa: E402
 from harness.adapters.openai_agents.convert import (  # noqa: E402
     CallerInput,
@@ -34,7 +36,12 @@ from harness.adapters.openai_agents.convert import (  # noqa: E402
 from harness.adapters.openai_agents.events import StreamDecoder  # noqa: E402
 from harness.adapters.openai_agents.model import ProviderModel, provider_request  # noqa: E402
 from harness.adapters.openai_agents.responses import AnswerEncoder, UnsupportedContentError  # noqa: E402
-from harness.adapters.openai_agents.tools import strict_compatible  # noqa: E402
+from harness.adapters.openai_agents.tools import (  # noqa: E402
+    ToolState,
+    build_tools,
+    needs_termination,
+    strict_compatible,
+)
 from harness.contents import (  # noqa: E402
     JSON,
     ApprovalRequest,
@@ -51,6 +58,7 @@ from harness.contents import (  # noqa: E402
     fold_updates,
 )
 from harness.contract import LoopConfig, ScriptedProviderError  # noqa: E402
+from harness.script import ToolBehaviour, ToolSpec  # noqa: E402
 
 CALL = FunctionCall("c1", "get_weather", {"city": "Paris"})
 ANSWER = Response((
@@ -309,3 +317,66 @@ def test_raised_errors_are_classified() -> None:
     assert raised_error(wrapped).kind == "provider"
     assert raised_error(ModelBehaviorError("Tool nope not found in agent x")).kind == "unknown-tool"
     assert raised_error(ValueError("other")).kind == "loop"
+
+
+# --- tools ------------------------------------------------------------------------------------------------------
+
+
+def _function_tools(*specs: ToolSpec, config: LoopConfig | None = None) -> tuple[dict[str, FunctionTool], ToolState,
+                                                                                  ScriptedToolbox]:
+    toolbox = ScriptedToolbox(specs)
+    state = ToolState()
+    tools = build_tools(toolbox.tools, config or LoopConfig(), state)
+    return {tool.name: tool for tool in tools}, state, toolbox
+
+
+async def _invoke(tool: FunctionTool, arguments: str, call_id: str = "c1") -> Any:
+    context = ToolContext(context=None, tool_name=tool.name, tool_call_id=call_id, tool_arguments=arguments)
+    return await tool.on_invoke_tool(context, arguments)
+
+
+WEATHER = ToolSpec("get_weather", parameters={"type": "object", "properties": {"city": {"type": "string"}},
+                                              "required": ["city"]}, behaviours=(ToolBehaviour(value="sunny"),))
+
+
+async def test_a_tool_runs_the_scripted_body_with_the_call_id_of_its_context() -> None:
+    tools, _, toolbox = _function_tools(WEATHER)
+    assert await _invoke(tools["get_weather"], '{"city": "Paris"}', "call-7") == "sunny"
+    assert [(e.tool, dict(e.arguments), e.call_id) for e in toolbox.executions] == [
+        ("get_weather", {"city": "Paris"}, "call-7")]
+    assert tools["get_weather"].strict_json_schema is True
+    assert tools["get_weather"].needs_approval is False
+
+
+@pytest.mark.parametrize(("detailed", "expected"), [
+    (False, "An error occurred while running the tool. Please try again."), (True, "Error: quota exceeded")])
+async def test_a_raising_tool_answers_through_the_sdk_failure_path(detailed: bool, expected: str) -> None:
+    failing = ToolSpec("wire_money", behaviours=(ToolBehaviour("raise", "quota exceeded"),), approval_required=True)
+    tools, state, _ = _function_tools(failing, config=LoopConfig(include_detailed_errors=detailed))
+    assert tools["wire_money"].needs_approval is True
+    assert await _invoke(tools["wire_money"], "{}") == expected
+    assert state.log == ["tool wire_money raised ScriptedToolError: quota exceeded; the SDK's failure_error_function "
+                         "answered the model"]
+
+
+async def test_termination_and_added_tools_are_recorded_for_the_agent() -> None:
+    loader = ToolSpec("load_math", behaviours=(ToolBehaviour(value="loaded", terminate=True, add_tools=("fact",)),))
+    fact = ToolSpec("fact", offered=False)
+    tools, state, _ = _function_tools(loader, fact)
+    is_enabled = cast(Callable[[Any, Any], bool], tools["fact"].is_enabled)
+    assert is_enabled(None, None) is False
+    assert await _invoke(tools["load_math"], "", "c9") == "loaded"
+    assert is_enabled(None, None) is True
+    assert state.terminating == {"c9"}
+    assert needs_termination(ScriptedToolbox([loader]).tools)
+    state.begin_turn(resuming=True)
+    assert state.added == {"fact"}
+    state.begin_turn(resuming=False)
+    assert state.added == set()
+
+
+async def test_a_declaration_only_tool_never_runs_a_body() -> None:
+    declared = ToolSpec("ask_user", declaration_only=True)
+    tools, _, toolbox = _function_tools(declared)
+    assert await _invoke(tools["ask_user"], "{}") == "An error occurred while running the tool. Please try again."
+    assert toolbox.executions == []

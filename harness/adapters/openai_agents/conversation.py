@@ -145,10 +145,10 @@ class OpenAIAgentsConversation:
         return known
 
     async def run_turn(self, turn: TurnInput) -> CallerView:
-        self.tool_state.begin_turn()
         log = unmapped_settings(self.setup.config)
         caller = None if isinstance(turn.messages, str) else CallerInput(turn.messages, turn.index)
         paused = self._resume(caller.messages if caller else (), log)
+        self.tool_state.begin_turn(resuming=paused is not None)
         run_input: Any = paused.state if paused else (turn.messages if caller is None else caller.items)
         earlier = tuple(self._response(items) for items in self._returned)
         updates: list[Update] = []

@@ -8,11 +8,13 @@
   `include_detailed_errors` — and never ends the run.
 * ``approval: required`` is ``needs_approval=True``.
 * A tool added at run time (``add_tools``) is a tool whose `is_enabled` callable turns true once added; the runner
-  evaluates it before every model call, so it is offered from the next one. Additions last for the turn.
+  evaluates it before every model call, so it is offered from the next one. Additions last for the run, across a
+  pause for approval.
 * A behaviour with ``terminate: true`` ends the run through the agent's `tool_use_behavior`: a
   `ToolsToFinalOutputFunction` that makes the terminating call's output the final output, so no further model call
   is made. That is the SDK's hook for ending a run after a tool ran.
-* A tool asking the caller for input has no SDK form; such an invocation fails through the tool-error path.
+* A tool asking the caller for input, and a declaration-only tool (one the caller implements), have no SDK form;
+  such an invocation fails through the tool-error path (a declaration-only tool's body never runs).
 """
 
 from __future__ import annotations
@@ -43,9 +45,10 @@ class ToolState:
     terminating: set[str] = field(default_factory=lambda: set[str]())
     log: list[str] = field(default_factory=lambda: [])
 
-    def begin_turn(self) -> None:
-        """The caller offers its tools afresh at the start of every turn."""
-        self.added.clear()
+    def begin_turn(self, resuming: bool) -> None:
+        """The caller offers its tools afresh at the start of every run; a resumed run keeps what it added."""
+        if not resuming:
+            self.added.clear()
         self.terminating.clear()
 
 
@@ -89,6 +92,8 @@ def _function_tool(tool: Tool, config: LoopConfig, state: ToolState) -> Function
 
 def _invoker(tool: Tool, state: ToolState) -> Any:
     async def invoke(context: ToolContext[Any], raw_arguments: str) -> JSON:
+        if tool.spec.declaration_only:
+            raise NotImplementedError(f"{tool.name} is implemented by the caller; the Agents SDK cannot pause for it")
         arguments: object = json.loads(raw_arguments) if raw_arguments.strip() else {}
         if not isinstance(arguments, dict):
             raise ValueError(f"arguments of {tool.name} are not a JSON object: {raw_arguments}")

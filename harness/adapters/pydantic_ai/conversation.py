@@ -11,7 +11,8 @@
   `conversation.deferred_tool_requests.build_results(...)`, as its documentation shows.
 - Loop settings: `max_iterations` is `UsageLimits.request_limit` (model responses per run; pydantic-ai raises
   `UsageLimitExceeded` where the spec makes a final call without tools), `max_function_calls` is
-  `UsageLimits.tool_calls_limit` (checked before a batch runs; it raises as well). A `Conversation` carries its
+  `UsageLimits.tool_calls_limit` (checked before a batch runs, which raises as well; the model calls before that
+  keep their tools). A `Conversation` carries its
   usage into the next run, so with session-kept history both limits are offset by the usage carried in, keeping
   them per turn as the spec's are. `enabled: false` is a model call made without the agent loop
   (`pydantic_ai.direct.model_request` / `model_request_stream`, pydantic-ai's API for exactly that) with the same
@@ -185,7 +186,6 @@ class PydanticAIConversation:
         error: RaisedError | None = None
         done: Returned | None = None
         with _captured_logs() as logs:
-            logs.lines.extend(unmapped_settings(self.setup.config) + caller.notes)
             try:
                 if self.setup.config.enabled:
                     done = await self._agent_turn(caller, turn, updates)
@@ -193,6 +193,7 @@ class PydanticAIConversation:
                     done = await self._direct_turn(caller, turn, updates)
             except Exception as failure:  # noqa: BLE001 - whatever the caller gets is an observation
                 error = raised(failure)
+        logs.lines[:0] = unmapped_settings(self.setup.config) + caller.notes
         earlier = tuple(r.read() for r in self._returned)
         response: Response | None = None
         if done is not None:
@@ -244,6 +245,9 @@ class PydanticAIConversation:
 
     async def _direct_turn(self, caller: CallerInput, turn: TurnInput, updates: list[Update]) -> Returned:
         """Function invocation disabled: one model call without the agent loop, as `pydantic_ai.direct` makes it."""
+        if caller.approvals or caller.answers:
+            caller.notes.append("decisions and answers have no place in a model call made without the loop; "
+                                "not sent")
         history: list[ModelMessage] = list(self.conversation.messages) if self.conversation is not None else []
         history += caller.history
         if caller.prompt is not None:
