@@ -28,7 +28,7 @@ def _installed_framework() -> str | None:
         return None
 
 
-@pytest.mark.parametrize("name", ["coverage.md", "coverage.html"])
+@pytest.mark.parametrize("name", ["coverage.md", "coverage.html", "invariants.md", "invariants.html"])
 def test_committed_report_is_current(name: str, tmp_path: Path) -> None:
     installed = _installed_framework()
     require(installed == PINNED, f"the committed reports are of agent-framework-core {PINNED}, the release pinned in "

@@ -15,7 +15,7 @@ from harness.run.suite import IsolatedSuiteRun, run_isolated_suite
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "normal" / "single-call.yaml"
 # Small limits keep the suite fast; the killed runs cost about RUN_LIMIT each, two at a time.
-RUN_LIMIT = 2.0
+RUN_LIMIT = 4.0
 TURN_LIMIT = 0.5
 
 KILLED = ("spin", "blocking_sleep", "swallowed_cancellation", "endless_model_calls", "print_flood", "hanging_close")

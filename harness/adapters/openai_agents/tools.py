@@ -6,6 +6,8 @@
   handling (`with_function_tool_failure_error_handler`, as `@function_tool` does), so a scripted ``raise`` reaches the
   model through the tool's `failure_error_function` — the SDK default, or a detailed message when the scenario sets
   `include_detailed_errors` — and never ends the run.
+  The runner does not check the model's arguments against `params_json_schema` (`@function_tool` checks them
+  against its Python signature, which a tool declared by JSON schema does not have), so the body gets them as sent.
 * ``approval: required`` is ``needs_approval=True``.
 * A tool added at run time (``add_tools``) is a tool whose `is_enabled` callable turns true once added; the runner
   evaluates it before every model call, so it is offered from the next one. Additions last for the run, across a
