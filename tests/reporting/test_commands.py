@@ -31,7 +31,7 @@ def test_report_writes_all_four_formats_from_several_versions(tmp_path: Path) ->
     out = io.StringIO()
     assert report_command([old, new], tmp_path / "reports", stdout=out) == 0
     names = sorted(p.name for p in (tmp_path / "reports").iterdir())
-    assert names == ["coverage.html", "coverage.json", "coverage.md", "junit.xml"]
+    assert names == ["coverage.html", "coverage.json", "coverage.md", "invariants.html", "invariants.md", "junit.xml"]
     data = json.loads((tmp_path / "reports" / "coverage.json").read_text())
     assert [c["id"] for c in data["columns"]] == ["af/1.12.0/non-streaming", "af/1.12.0/streaming",
                                                   "af/1.13.0/non-streaming", "af/1.13.0/streaming"]
