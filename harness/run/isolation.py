@@ -84,7 +84,9 @@ class _Worker:
     def give(self, job: Job, limit: float) -> None:
         self.job, self.progress = job, Progress()
         self.deadline = time.monotonic() + limit
-        self.connection.send(job)
+        # A worker that died before taking the job is noticed by the pool's next look, like one dying mid-run.
+        with contextlib.suppress(OSError):
+            self.connection.send(job)
 
     def output_tail(self) -> tuple[str, ...]:
         try:
