@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, cast
 
 JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
@@ -176,20 +176,30 @@ def _join(previous: Content, content: Content) -> Content | None:
     return None
 
 
+def parse_arguments(raw: object) -> Mapping[str, JSON] | str:
+    """Call arguments as a dict when they are a JSON object (none or blank: no arguments), else the text as the
+    model sent it: providers and loops deliver arguments as objects, JSON text or partial text while streaming."""
+    if raw is None:
+        return {}
+    if isinstance(raw, Mapping):
+        return dict(cast(Mapping[str, JSON], raw))
+    text = str(raw)
+    if not text.strip():
+        return {}
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return text
+    return cast(dict[str, JSON], parsed) if isinstance(parsed, dict) else text
+
+
 def _parse_arguments(content: Content) -> Content:
     if not isinstance(content, FunctionCall) or not isinstance(content.arguments, str):
         return content
-    text = content.arguments.strip()
-    if not text:
-        parsed: object = {}
-    else:
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            return content
-    if not isinstance(parsed, dict):
+    parsed = parse_arguments(content.arguments)
+    if isinstance(parsed, str):
         return content
-    return FunctionCall(content.call_id, content.name, parsed, content.informational_only, content.server_label)  # type: ignore[arg-type]
+    return FunctionCall(content.call_id, content.name, parsed, content.informational_only, content.server_label)
 
 
 def fold_updates(updates: Sequence[Update], finish_reason: str | None = None) -> Response:

@@ -29,6 +29,7 @@ from harness.contents import (
     Update,
     Usage,
     UserInputRequest,
+    parse_arguments,
 )
 
 _ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
@@ -81,21 +82,6 @@ def message_to_framework(message: Message) -> FwMessage:
 # --- framework -> neutral -------------------------------------------------------------------------------------
 
 
-def _arguments(raw: Any) -> Mapping[str, JSON] | str:
-    if raw is None:
-        return {}
-    if isinstance(raw, Mapping):
-        return dict(cast(Mapping[str, JSON], raw))
-    text = str(raw)
-    if not text.strip():
-        return {}
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        return text
-    return cast(dict[str, JSON], parsed) if isinstance(parsed, dict) else text
-
-
 def _server_label(content: Any) -> str | None:
     additional = cast(Mapping[str, Any], getattr(content, "additional_properties", None) or {})
     if "server_label" in additional:
@@ -107,7 +93,7 @@ def _server_label(content: Any) -> str | None:
 
 def call_from_framework(content: Any) -> FunctionCall:
     return FunctionCall(
-        str(content.call_id), str(content.name or ""), _arguments(content.arguments),
+        str(content.call_id), str(content.name or ""), parse_arguments(content.arguments),
         bool(getattr(content, "informational_only", False)), _server_label(content),
     )
 

@@ -37,6 +37,7 @@ from harness.contents import (
     Reasoning,
     Role,
     Text,
+    parse_arguments,
 )
 
 ITEM_ID_PREFIX = "lc-"
@@ -73,22 +74,6 @@ def as_mapping(item: object) -> Mapping[str, Any]:
     if callable(dump):
         return cast(Mapping[str, Any], dump(exclude_none=True))
     return {}
-
-
-def parse_arguments(raw: object) -> Mapping[str, JSON] | str:
-    """Call arguments as a dict when they are a JSON object, else the raw string as the model sent it."""
-    if raw is None:
-        return {}
-    if isinstance(raw, Mapping):
-        return dict(cast(Mapping[str, JSON], raw))
-    text = str(raw)
-    if not text.strip():
-        return {}
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        return text
-    return cast(dict[str, JSON], parsed) if isinstance(parsed, dict) else text
 
 
 def arguments_json(call: FunctionCall) -> str:

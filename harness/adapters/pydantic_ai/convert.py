@@ -34,6 +34,7 @@ from harness.contents import (
     Role,
     Text,
     Usage,
+    parse_arguments,
 )
 from pydantic_ai.messages import (
     BaseToolCallPart,
@@ -82,18 +83,9 @@ def json_value(value: object) -> JSON:
 def call_arguments(part: BaseToolCallPart) -> Mapping[str, JSON] | str:
     """A call's arguments as a dict, or the raw string when it is not a JSON object (e.g. still streaming)."""
     args = cast(object, part.args)
-    if args is None:
-        return {}
-    if isinstance(args, Mapping):
+    if isinstance(args, Mapping):  # pydantic-ai may hold non-JSON values the model never sent as such
         return cast(dict[str, JSON], json_value(cast(Mapping[str, object], args)))
-    text = str(args)
-    if not text.strip():
-        return {}
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        return text
-    return cast(dict[str, JSON], parsed) if isinstance(parsed, dict) else text
+    return parse_arguments(args)
 
 
 def call_from_part(part: BaseToolCallPart) -> FunctionCall:
