@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 
 from harness.contents import JSON, FunctionCall, Message, Response, Update
-from harness.script import ModelRequest, ModelStep, ScriptedProviderError, ScriptViolation
+from harness.script import (
+    ModelRequest,
+    ModelStep,
+    ScriptedProviderError,
+    ScriptedResponseInvalidated,
+    ScriptViolation,
+)
 
 
 class ScriptedProvider:
@@ -19,6 +25,8 @@ class ScriptedProvider:
         self._turn = 0
         self._served = 0
         self.requests: list[ModelRequest] = []
+        # The scripted provider acts as a service that stores conversations: each id it issued, with what it holds.
+        self._stored: dict[str, tuple[Message, ...]] = {}
         self.violations: list[ScriptViolation] = []
 
     def begin_turn(self, turn: int) -> None:
@@ -43,9 +51,10 @@ class ScriptedProvider:
         tool_choice: str | None = None,
         tools: Sequence[str] = (),
         kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> Response:
         """Answer one non-streaming model call with the next scripted response."""
-        step = self._next_step(messages, tool_choice, tools, kwargs, streaming=False)
+        step = self._next_step(messages, tool_choice, tools, kwargs, conversation_id, streaming=False)
         return step.response
 
     async def stream(
@@ -55,9 +64,10 @@ class ScriptedProvider:
         tool_choice: str | None = None,
         tools: Sequence[str] = (),
         kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> AsyncIterator[Update]:
         """Answer one streaming model call with the next scripted response, chunk by chunk."""
-        step = self._next_step(messages, tool_choice, tools, kwargs, streaming=True)
+        step = self._next_step(messages, tool_choice, tools, kwargs, conversation_id, streaming=True)
         for update in step.updates:
             yield update
 
@@ -67,12 +77,14 @@ class ScriptedProvider:
         tool_choice: str | None,
         tools: Sequence[str],
         kwargs: Mapping[str, JSON] | None,
+        conversation_id: str | None,
         *,
         streaming: bool,
     ) -> ModelStep:
         number = len(self.requests_in_turn(self._turn)) + 1
         request = ModelRequest(
-            self._turn, number, tuple(messages), tool_choice, tuple(tools), dict(kwargs or {}), streaming
+            self._turn, number, tuple(messages), tool_choice, tuple(tools), dict(kwargs or {}), streaming,
+            conversation_id, self._stored.get(conversation_id, ()) if conversation_id is not None else (),
         )
         self.requests.append(request)
         if self._on_request is not None:
@@ -84,8 +96,18 @@ class ScriptedProvider:
             raise ScriptedProviderError(message)
         step = script[self._served]
         self._served += 1
+        if conversation_id is not None and conversation_id not in self._stored:
+            # A service rejects a continuation it never issued; the script records it instead of guessing.
+            self.violations.append(ScriptViolation(
+                self._turn, number, f"model call #{number} continues conversation '{conversation_id}', which no "
+                "earlier scripted response issued", request))
         if step.raises is not None:
+            if step.fault == "invalidated":
+                raise ScriptedResponseInvalidated(step.raises)
             raise ScriptedProviderError(step.raises)
+        if step.response.conversation_id is not None:
+            # The service stores the conversation up to this response under the id it issues.
+            self._stored[step.response.conversation_id] = request.seen + step.response.messages
         if tool_choice == "none" and _has_calls(step.response) and not step.ignores_tool_choice:
             self.violations.append(
                 ScriptViolation(

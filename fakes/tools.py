@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections.abc import Callable, Mapping, Sequence
 
 from harness.contents import JSON
-from harness.script import ScriptedToolError, ToolExecution, ToolOutcome, ToolSpec
+from harness.script import ToolBehaviour, ToolExecution, ToolOutcome, ToolSpec, scripted_exception
 
 
 class ScriptedTool:
@@ -21,8 +22,22 @@ class ScriptedTool:
     def name(self) -> str:
         return self.spec.name
 
+    async def run(self, arguments: Mapping[str, JSON], call_id: str | None = None) -> ToolOutcome:
+        """Execute the tool body once, handing control back to the event loop `delay` times before it finishes.
+
+        The execution is recorded when it starts; a delay only changes when it finishes, so parallel calls can
+        finish in another order than they started.
+        """
+        behaviour = self._next_behaviour(arguments, call_id)
+        for _ in range(behaviour.delay):
+            await asyncio.sleep(0)
+        return self._finish(behaviour)
+
     def invoke(self, arguments: Mapping[str, JSON], call_id: str | None = None) -> ToolOutcome:
-        """Execute the tool body once; raises `ScriptedToolError` when scripted to fail."""
+        """Execute the tool body once, at once (any `delay` is ignored); raises when scripted to fail."""
+        return self._finish(self._next_behaviour(arguments, call_id))
+
+    def _next_behaviour(self, arguments: Mapping[str, JSON], call_id: str | None) -> ToolBehaviour:
         # A deep copy: the record must not change if the loop later mutates the arguments it passed.
         execution = ToolExecution(self._box.turn, self.name, copy.deepcopy(dict(arguments)), call_id)
         self._box.executions.append(execution)
@@ -30,8 +45,12 @@ class ScriptedTool:
             self._box.on_execution(execution)
         behaviour = self.spec.behaviours[min(self._invocations, len(self.spec.behaviours) - 1)]
         self._invocations += 1
+        return behaviour
+
+    @staticmethod
+    def _finish(behaviour: ToolBehaviour) -> ToolOutcome:
         if behaviour.kind == "raise":
-            raise ScriptedToolError(str(behaviour.value))
+            raise scripted_exception(behaviour)
         if behaviour.kind == "request_input":
             payloads = behaviour.value if isinstance(behaviour.value, list) else [behaviour.value]
             return ToolOutcome(input_requests=tuple(payloads), terminate=behaviour.terminate)

@@ -103,8 +103,12 @@ class Message:
 
 @dataclass(frozen=True)
 class Response:
+    """One model or loop response. `conversation_id` is the service's handle on the conversation after this
+    response (service-managed continuation): the next request continues from it."""
+
     messages: tuple[Message, ...]
     finish_reason: str | None = None
+    conversation_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,7 @@ class Update:
     contents: tuple[Content, ...]
     message_id: str | None = None
     finish_reason: str | None = None
+    conversation_id: str | None = None
 
 
 def content_kind(content: Content) -> str:
@@ -206,7 +211,9 @@ def fold_updates(updates: Sequence[Update], finish_reason: str | None = None) ->
     """Fold streamed updates into the response a caller would assemble from them."""
     messages: list[Message] = []
     current_key: tuple[str, str | None] | None = None
+    conversation_id: str | None = None
     for update in updates:
+        conversation_id = update.conversation_id or conversation_id
         key = (update.role, update.message_id)
         if messages and key == current_key:
             last = messages[-1]
@@ -215,4 +222,5 @@ def fold_updates(updates: Sequence[Update], finish_reason: str | None = None) ->
             messages.append(Message(update.role, update.contents))
             current_key = key
         finish_reason = update.finish_reason or finish_reason
-    return Response(tuple(Message(m.role, merge_contents(m.contents)) for m in messages), finish_reason)
+    return Response(tuple(Message(m.role, merge_contents(m.contents)) for m in messages), finish_reason,
+                    conversation_id)

@@ -20,6 +20,7 @@ from harness.contents import JSON, Message, Response, Update
 
 # The faults the fakes raise are part of what an adapter handles, so the contract re-exports them.
 from harness.script import ScriptedProviderError as ScriptedProviderError
+from harness.script import ScriptedResponseInvalidated as ScriptedResponseInvalidated
 from harness.script import ScriptedToolError as ScriptedToolError
 from harness.script import ToolOutcome, ToolSpec
 
@@ -58,8 +59,10 @@ class LoopConfig:
 class ModelProvider(Protocol):
     """The model every model call of the loop must go to (the harness passes its scripted provider).
 
-    Each call is recorded with what it received. A failing call raises `ScriptedProviderError`; report it to the
-    caller as a `RaisedError` of kind ``"provider"`` if the loop lets it escape.
+    Each call is recorded with what it received. A failing call raises `ScriptedProviderError` (its subclass
+    `ScriptedResponseInvalidated` when the provider invalidated the request); report it to the caller as a
+    `RaisedError` of kind ``"provider"`` if the loop lets it escape. `conversation_id` is the service-side
+    conversation the call continues (service-managed continuation); responses may carry a new one.
     """
 
     async def complete(
@@ -69,6 +72,7 @@ class ModelProvider(Protocol):
         tool_choice: str | None = None,
         tools: Sequence[str] = (),
         kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> Response:
         """Answer one non-streaming model call: the full history the model sees, the tool choice, offered names."""
         ...
@@ -80,6 +84,7 @@ class ModelProvider(Protocol):
         tool_choice: str | None = None,
         tools: Sequence[str] = (),
         kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> AsyncIterator[Update]:
         """Answer one streaming model call, update by update."""
         ...
@@ -96,8 +101,14 @@ class Tool(Protocol):
         """Its declaration: parameters, approval, declaration-only, scripted behaviours."""
         ...
 
+    async def run(self, arguments: Mapping[str, JSON], call_id: str | None = None) -> ToolOutcome:
+        """Run the tool body once (recorded); raises `ScriptedToolError` (or the built-in exception the scenario
+        names) when scripted to fail. It may hand control back to the event loop before finishing, as real tools
+        do: call it from the loop's own async tool body."""
+        ...
+
     def invoke(self, arguments: Mapping[str, JSON], call_id: str | None = None) -> ToolOutcome:
-        """Run the tool body once (recorded); raises `ScriptedToolError` when scripted to fail."""
+        """The same, synchronously, for loops whose tool bodies cannot await; scripted delays are skipped."""
         ...
 
 
@@ -118,7 +129,9 @@ class ConversationSetup:
 
     `provider` is the model to use for every model call; `toolbox` holds the tools to offer (call
     `toolbox.offered()` for the tools available at the start of a turn). `tool_choice` is the caller's option
-    (``None`` leaves the implementation's default).
+    (``None`` leaves the implementation's default). `service_stores_history` says the provider is a service that
+    stores the conversation and issues conversation ids (as a Responses-style API with storage on): a request
+    that continues an id needs only the items the service does not hold yet.
     """
 
     scenario_id: str
@@ -128,6 +141,7 @@ class ConversationSetup:
     toolbox: Toolbox
     use_session: bool = False
     tool_choice: str | None = None
+    service_stores_history: bool = False
 
 
 @dataclass(frozen=True)

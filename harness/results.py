@@ -32,6 +32,7 @@ EXPECT_CHECKS = (
     "expect.requests",
     "expect.stream-order",
     "expect.error",
+    "expect.conversation-id",
 )
 
 

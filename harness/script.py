@@ -19,13 +19,16 @@ class ModelStep:
     """One scripted model response.
 
     `updates` is how streaming delivers it; folding them gives `response`. `raises` makes the call fail with that
-    message instead. `ignores_tool_choice` marks a response that contains calls even when the request said
-    ``tool_choice="none"`` — a fault some real providers have.
+    message instead; `fault` says how: ``"error"`` (the request failed) or ``"invalidated"`` (the provider
+    invalidated the request after accepting it, so what it carried was not delivered and may be retried).
+    `ignores_tool_choice` marks a response that contains calls even when the request said ``tool_choice="none"``
+    — a fault some real providers have.
     """
 
     response: Response
     updates: tuple[Update, ...]
     raises: str | None = None
+    fault: Literal["error", "invalidated"] = "error"
     ignores_tool_choice: bool = False
     optional: bool = False
     source_line: int | None = None
@@ -42,6 +45,14 @@ class ModelRequest:
     tools: tuple[str, ...]
     kwargs: Mapping[str, JSON] = field(default_factory=lambda: {})
     streaming: bool = False
+    conversation_id: str | None = None  # the service conversation the request continues, if any
+    stored: tuple[Message, ...] = ()  # what the service holds for that conversation, before `messages`
+
+    @property
+    def seen(self) -> tuple[Message, ...]:
+        """The conversation the model answers: what the service stored for the continued id, then the request's
+        own messages. Without service-managed continuation, just the messages sent."""
+        return self.stored + self.messages
 
 
 @dataclass(frozen=True)
@@ -58,18 +69,29 @@ class ScriptedProviderError(RuntimeError):
     """Raised to the loop by a scripted provider fault, or by a model call beyond the script."""
 
 
+class ScriptedResponseInvalidated(ScriptedProviderError):
+    """The provider invalidated a request it had accepted: nothing it carried reached the model.
+
+    Loops that know this fault (e.g. a framework's "response invalidated" exception) map it to their own type; the
+    caller may retry the turn, and a loop must then deliver what the failed request carried exactly once.
+    """
+
+
 @dataclass(frozen=True)
 class ToolBehaviour:
     """What one invocation does: return `value`, raise with `value` as message, or ask the caller for input.
 
     `terminate` asks the implementation's tool middleware to end the loop after this invocation; `add_tools`
-    makes the named tools available from the loop's next iteration.
+    makes the named tools available from the loop's next iteration. `delay` is how many times the invocation
+    hands control back to the event loop before it finishes; `exception` the built-in type a raise uses.
     """
 
     kind: Literal["return", "raise", "request_input"] = "return"
     value: JSON = None
     terminate: bool = False
     add_tools: tuple[str, ...] = ()
+    delay: int = 0
+    exception: str | None = None
 
 
 @dataclass(frozen=True)
@@ -102,4 +124,20 @@ class ToolOutcome:
 
 
 class ScriptedToolError(RuntimeError):
-    """The exception a scripted tool raises when its behaviour says so."""
+    """The exception a scripted tool raises when its behaviour says so (unless it names another type)."""
+
+
+_BUILTIN_EXCEPTIONS: dict[str, type[Exception]] = {
+    cls.__name__: cls for cls in (
+        RuntimeError, ValueError, TypeError, KeyError, LookupError, TimeoutError, PermissionError, ConnectionError,
+        ZeroDivisionError, NotImplementedError,
+    )
+}
+
+
+def scripted_exception(behaviour: ToolBehaviour) -> Exception:
+    """The exception a raising behaviour raises: `ScriptedToolError`, or the built-in type it names."""
+    message = str(behaviour.value)
+    if behaviour.exception is None or behaviour.exception == "RuntimeError":
+        return ScriptedToolError(message)
+    return _BUILTIN_EXCEPTIONS[behaviour.exception](message)

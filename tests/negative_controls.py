@@ -99,16 +99,20 @@ class DropsResultsFromResponse(ReferenceLoop):
     async def respond(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> Response:
-        response = await super().respond(messages, tools, tool_choice=tool_choice, kwargs=kwargs)
+        response = await super().respond(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
+                                 conversation_id=conversation_id)
         kept = (Message(m.role, _without_results(m.contents)) for m in response.messages)
         return Response(tuple(m for m in kept if m.contents), response.finish_reason)
 
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> ReferenceStream:
-        return _ResultlessStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs))
+        return _ResultlessStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
+                                 conversation_id=conversation_id))
 
 
 class _ResultBlindModel:
@@ -124,15 +128,17 @@ class _ResultBlindModel:
 
     async def complete(
         self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
-        kwargs: Mapping[str, JSON] | None,
+        kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None,
     ) -> Response:
-        return await self._inner.complete(self._strip(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs)
+        return await self._inner.complete(self._strip(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
+                                 conversation_id=conversation_id)
 
     def stream(
         self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
-        kwargs: Mapping[str, JSON] | None,
+        kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None,
     ) -> AsyncIterator[Update]:
-        return self._inner.stream(self._strip(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs)
+        return self._inner.stream(self._strip(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
+                                 conversation_id=conversation_id)
 
 
 class SendsCallsWithoutResults(ReferenceLoop):
@@ -170,8 +176,10 @@ class StreamsGhostCall(ReferenceLoop):
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> ReferenceStream:
-        return _GhostCallStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs))
+        return _GhostCallStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
+                                 conversation_id=conversation_id))
 
 
 class _TruncatedFinalStream(_StreamWrapper):
@@ -186,8 +194,10 @@ class FinalResponseDisagreesWithStream(ReferenceLoop):
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> ReferenceStream:
-        return _TruncatedFinalStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs))
+        return _TruncatedFinalStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
+                                 conversation_id=conversation_id))
 
 
 class _BreakingStream(_StreamWrapper):
@@ -208,8 +218,10 @@ class StreamBreaksAfterTools(ReferenceLoop):
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> ReferenceStream:
-        return _BreakingStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs))
+        return _BreakingStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
+                                 conversation_id=conversation_id))
 
 
 # --- parallel-order ---------------------------------------------------------------------------------------------

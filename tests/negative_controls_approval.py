@@ -43,15 +43,17 @@ class _RewritingModel:
 
     async def complete(
         self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
-        kwargs: Mapping[str, JSON] | None,
+        kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None,
     ) -> Response:
-        return await self._inner.complete(self._rewrite(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs)
+        return await self._inner.complete(self._rewrite(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
+                                 conversation_id=conversation_id)
 
     def stream(
         self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
-        kwargs: Mapping[str, JSON] | None,
+        kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None,
     ) -> AsyncIterator[Update]:
-        return self._inner.stream(self._rewrite(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs)
+        return self._inner.stream(self._rewrite(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
+                                 conversation_id=conversation_id)
 
 
 def _decisions(messages: Sequence[Message]) -> list[ApprovalResponse]:
@@ -91,14 +93,18 @@ class RunsApprovedCallsTwice(ReferenceLoop):
     async def respond(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> Response:
-        return await super().respond(messages, [_twice(t) for t in tools], tool_choice=tool_choice, kwargs=kwargs)
+        return await super().respond(messages, [_twice(t) for t in tools], tool_choice=tool_choice, kwargs=kwargs,
+                                     conversation_id=conversation_id)
 
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> ReferenceStream:
-        return super().stream(messages, [_twice(t) for t in tools], tool_choice=tool_choice, kwargs=kwargs)
+        return super().stream(messages, [_twice(t) for t in tools], tool_choice=tool_choice, kwargs=kwargs,
+                                     conversation_id=conversation_id)
 
 
 # --- rejection-call-id ------------------------------------------------------------------------------------------
@@ -140,15 +146,19 @@ class RejectsWithApprovalId(ReferenceLoop):
     async def respond(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> Response:
-        response = await super().respond(messages, tools, tool_choice=tool_choice, kwargs=kwargs)
+        response = await super().respond(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
+                                 conversation_id=conversation_id)
         return replace(response, messages=tuple(_renamed(response.messages, self.request_ids)))
 
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> ReferenceStream:
-        inner = super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs)
+        inner = super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
+                                 conversation_id=conversation_id)
         return _RenamingStream(inner, self.request_ids)
 
 

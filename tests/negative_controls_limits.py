@@ -7,10 +7,12 @@ outside would have to re-implement the loop.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from harness.adapters.reference import approvals
 from harness.adapters.reference.loop import (
     LoopTool,
     ReferenceLoop,
@@ -147,6 +149,54 @@ class SkipsArgumentValidation(ReferenceLoop):
         return await super()._execute(call, unchecked, state)
 
 
+class KeepsFirstConversationId(ReferenceLoop):
+    """Continues every model call of a turn from the id the turn started with, ignoring the ids responses issue."""
+
+    async def _model_turn(self, state: _RunState, streaming: bool, *,
+                          tool_choice: str | None) -> AsyncIterator[tuple[Update | None, Message | None]]:
+        first = state.__dict__.setdefault("first_conversation_id", state.continuation.current)
+        async for item in super()._model_turn(state, streaming, tool_choice=tool_choice):
+            yield item
+        state.continuation.current = first
+
+
+class ReturnsFirstConversationId(ReferenceLoop):
+    """Hands the caller the first conversation id of the turn, even after a later call issued a newer one."""
+
+    async def _model_turn(self, state: _RunState, streaming: bool, *,
+                          tool_choice: str | None) -> AsyncIterator[tuple[Update | None, Message | None]]:
+        earlier = state.continuation.returned
+        async for item in super()._model_turn(state, streaming, tool_choice=tool_choice):
+            yield item
+        if earlier is not None:
+            state.continuation.returned = earlier
+
+
+class ResendsServiceHeldHistory(ReferenceLoop):
+    """Sends the whole history with every continued conversation id, duplicating what the service holds."""
+
+    async def _model_turn(self, state: _RunState, streaming: bool, *,
+                          tool_choice: str | None) -> AsyncIterator[tuple[Update | None, Message | None]]:
+        state.service_owned = 0
+        async for item in super()._model_turn(state, streaming, tool_choice=tool_choice):
+            yield item
+
+
+class ReplaysTerminalApproval(ReferenceLoop):
+    """Remembers approved calls and acts on them again on every later turn (framework issue #6851)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._approved: list[FunctionCall] = []
+
+    async def _resolve_approvals(self, state: _RunState) -> tuple[list[Message], bool]:
+        decided = approvals.normalise(state.history, restore_calls=False).pending
+        if not decided and self._approved:
+            await self._execute_grouped(list(self._approved), state)
+        self._approved.extend(o.call for o in decided if o.decision is not None and o.decision.approved)
+        return await super()._resolve_approvals(state)
+
+
 @dataclass(frozen=True)
 class LimitControl:
     loop: type[ReferenceLoop]
@@ -179,4 +229,9 @@ LIMIT_CONTROLS: tuple[LimitControl, ...] = (
     LimitControl(KeepsLocalCallsAfterLimit, "limits/post-limit-approval-call.yaml"),
     LimitControl(SkipsArgumentValidation, "errors/approved-validation-error.yaml"),
     LimitControl(SkipsArgumentValidation, "errors/validation-error-unapproved.yaml"),
+    LimitControl(KeepsFirstConversationId, "continuation/conversation-id-between-iterations.yaml"),
+    LimitControl(KeepsFirstConversationId, "continuation/conversation-id-stop.yaml"),
+    LimitControl(ReturnsFirstConversationId, "continuation/conversation-id-stop.yaml"),
+    LimitControl(ResendsServiceHeldHistory, "continuation/conversation-id-between-iterations.yaml", "no-orphans"),
+    LimitControl(ReplaysTerminalApproval, "continuation/service-owned-terminal-approval.yaml"),
 )

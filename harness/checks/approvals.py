@@ -423,8 +423,8 @@ class _Analysis:
                               f"response holds {results[call_id]} function_result(s) with call id '{call_id}' for "
                               f"{wanted} decision(s)" + _approval_id_note(target, results))
             for request in turn.requests:
-                open_ids = {c.call_id for c in _open_calls(request.messages)}
-                sent = Counter(c.call_id for c in _contents(request.messages) if _terminal(c))
+                open_ids = {c.call_id for c in _open_calls(request.seen)}
+                sent = Counter(c.call_id for c in _contents(request.seen) if _terminal(c))
                 if call_id in open_ids or (target.request_id != call_id and sent[target.request_id]):
                     self.fail(REJECTION_CALL_ID, turn.index,
                               f"model call #{request.number} received the rejected call {_describe(target.call)} "

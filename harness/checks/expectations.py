@@ -96,6 +96,10 @@ def check_turn(expect: ExpectSpec, turn: TurnRecord, tool_names: Sequence[str], 
         mismatches = compare_messages(expect.response, turn.response_messages())
         results.append(_verdict("expect.response", number, mismatches, expected_messages(expect.response),
                                 messages_form(turn.response_messages())))
+    if "conversation_id" in expect.model_fields_set and turn.view.response is not None:
+        actual_id = turn.view.response.conversation_id
+        mismatches = match(expect.conversation_id, actual_id, "conversation_id")
+        results.append(_verdict("expect.conversation-id", number, mismatches, expect.conversation_id, actual_id))
     if expect.executions is not None:
         results.append(_executions_check(expect.executions, turn, tool_names))
     if expect.model_calls is not None:
@@ -207,7 +211,10 @@ def _request_fields(request_expect: RequestExpect, request: ModelRequest) -> lis
         named = {key: request.kwargs.get(key) for key in request_expect.kwargs}
         fields.append(_field("kwargs", request_expect.kwargs, named, prefix))
     if request_expect.messages is not None:
-        fields.append(_messages_field(request_expect.messages, request.messages, prefix))
+        # What the model answered: with service-managed continuation, the stored conversation and the new items.
+        fields.append(_messages_field(request_expect.messages, request.seen, prefix))
+    if "conversation_id" in request_expect.model_fields_set:
+        fields.append(_field("conversation_id", request_expect.conversation_id, request.conversation_id, prefix))
     return fields
 
 

@@ -182,7 +182,7 @@ def check_no_orphans(run: RunRecord) -> list[CheckResult]:
                             for p in orphans(streamed, allow_pauses=True))
         for request in turn.requests:
             failures.extend(_fail("no-orphans", turn.index, f"history sent with model call #{request.number}: {p}")
-                            for p in orphans(request.messages, allow_pauses=False))
+                            for p in orphans(request.seen, allow_pauses=False))
     return failures or _pass("no-orphans")
 
 

@@ -25,7 +25,7 @@ from harness.reporting.invariant_table import render_html as invariants_html
 from harness.reporting.invariant_table import render_markdown as invariants_markdown
 from harness.reporting.junit import render_junit
 from harness.reporting.markdown import render_markdown
-from harness.scenario.spec_rows import SPEC_ROWS, SpecRow, parse_spec_rows
+from harness.scenario.spec_rows import EXTRA_ROWS, SPEC_ROWS, SpecRow, parse_spec_rows
 
 REPORT_FILES = {"markdown": "coverage.md", "html": "coverage.html", "json": "coverage.json", "junit": "junit.xml",
                 "invariants-markdown": "invariants.md", "invariants-html": "invariants.html"}
@@ -46,7 +46,8 @@ def load_rows(spec: Path | None) -> tuple[SpecRow, ...]:
     if not rows:
         # An empty row list would make every scenario "unknown" and every report vacuous; stop instead.
         raise SpecFileError(f"{spec}: no rows found under a '## Scenario-to-test matrix' heading")
-    return rows
+    # The harness's own extra section follows whichever spec file is read.
+    return rows + EXTRA_ROWS
 
 
 def write_reports(documents: ResultsDocument | Sequence[ResultsDocument], out_dir: Path,

@@ -30,7 +30,8 @@ def _turn(turn: TurnRecord) -> dict[str, Any]:
         "input": turn.caller_input if isinstance(turn.caller_input, str) else messages_form(turn.caller_input),
         "model_requests": [
             {"tool_choice": r.tool_choice, "tools": sorted(r.tools), "messages": messages_form(r.messages),
-             **({"kwargs": dict(r.kwargs)} if r.kwargs else {})}
+             **({"kwargs": dict(r.kwargs)} if r.kwargs else {}),
+             **({"conversation_id": r.conversation_id} if r.conversation_id is not None else {})}
             for r in turn.requests
         ],
         "executions": [{"tool": e.tool, "arguments": dict(e.arguments)} for e in turn.executions],
@@ -42,6 +43,8 @@ def _turn(turn: TurnRecord) -> dict[str, Any]:
         ]
     if view.response is not None:
         entry["response"] = messages_form(view.response.messages)
+        if view.response.conversation_id is not None:
+            entry["conversation_id"] = view.response.conversation_id
     if view.error is not None:
         entry["error"] = {"kind": view.error.kind, "type": view.error.type_name}
     if turn.crash is not None:

@@ -53,8 +53,9 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
             observer.on_request(request)
 
     provider = ScriptedProvider([turn.steps for turn in scenario.turns], on_request)
+    stores = any(step.response.conversation_id is not None for turn in scenario.turns for step in turn.steps)
     setup = ConversationSetup(scenario.id, mode, scenario.config, provider, toolbox, scenario.spec.session,
-                              scenario.spec.tool_choice)
+                              scenario.spec.tool_choice, stores)
     record = RunRecord(subject(scenario), adapter.name, mode)
     conversation = adapter.open(setup)
     try:

@@ -92,12 +92,12 @@ def build_tool(model: ToolSpecModel) -> ToolSpec:
 
 
 def _behaviour(spec: BehaviourSpec) -> ToolBehaviour:
-    terminate, add_tools = spec.terminate, tuple(spec.add_tools)
+    terminate, add_tools, delay = spec.terminate, tuple(spec.add_tools), spec.delay
     if spec.raise_ is not None:
-        return ToolBehaviour("raise", spec.raise_, terminate, add_tools)
+        return ToolBehaviour("raise", spec.raise_, terminate, add_tools, delay, spec.exception)
     if spec.request_input is not None:
-        return ToolBehaviour("request_input", spec.request_input, terminate, add_tools)
-    return ToolBehaviour("return", spec.return_, terminate, add_tools)
+        return ToolBehaviour("request_input", spec.request_input, terminate, add_tools, delay)
+    return ToolBehaviour("return", spec.return_, terminate, add_tools, delay)
 
 
 def build_call(spec: FunctionCallSpec) -> FunctionCall:
@@ -146,7 +146,8 @@ def build_content(spec: ContentSpec, calls: dict[str, FunctionCall]) -> Content:
 def build_step(spec: ModelStepSpec, turn: int, number: int, calls: dict[str, FunctionCall], line: int) -> ModelStep:
     """One scripted response, with its streaming chunks: one update per content unless arguments are split."""
     if spec.raises is not None:
-        return ModelStep(Response(()), (), raises=spec.raises, optional=spec.optional, source_line=line)
+        return ModelStep(Response(()), (), raises=spec.raises, fault=spec.fault, optional=spec.optional,
+                         source_line=line)
     if spec.messages is not None:
         message_specs: list[tuple[Role, list[ContentSpec]]] = [(m.role, m.contents) for m in spec.messages]
     else:
@@ -168,9 +169,12 @@ def build_step(spec: ModelStepSpec, turn: int, number: int, calls: dict[str, Fun
     finish = spec.finish_reason or _default_finish(messages)
     if updates:
         last = updates[-1]
-        updates[-1] = Update(last.role, last.contents, last.message_id, finish)
+        # The response's metadata travels on its last chunk, as a service's completion event carries it.
+        updates[-1] = Update(last.role, last.contents, last.message_id, finish, spec.conversation_id)
+    elif spec.conversation_id is not None:
+        updates.append(Update("assistant", (), f"t{turn + 1}-m{number}-1", finish, spec.conversation_id))
     return ModelStep(
-        Response(tuple(messages), finish),
+        Response(tuple(messages), finish, spec.conversation_id),
         tuple(updates),
         ignores_tool_choice=spec.ignores_tool_choice,
         optional=spec.optional,

@@ -36,6 +36,14 @@ CapabilityName = Literal[
 ]
 
 
+# Exception types a scripted tool may raise: built-ins only, so a scenario names no implementation's classes. KeyError
+# and TimeoutError matter: some loops raise them for their own control flow and may confuse a tool's with theirs.
+ExceptionName = Literal[
+    "RuntimeError", "ValueError", "TypeError", "KeyError", "LookupError", "TimeoutError", "PermissionError",
+    "ConnectionError", "ZeroDivisionError", "NotImplementedError",
+]
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
@@ -146,6 +154,12 @@ class BehaviourSpec(Strict):
     return_: Any = Field(default=None, alias="return")
     raise_: str | None = Field(default=None, alias="raise")
     request_input: Any = None
+    exception: ExceptionName | None = Field(
+        default=None, description="With 'raise': the built-in exception type raised (default: a RuntimeError).")
+    delay: int = Field(
+        default=0, ge=0, le=1000,
+        description="Hand control back to the event loop this many times before finishing, so that parallel calls "
+                    "finish in another order than they started (deterministic: no clock involved).")
     terminate: bool = Field(default=False, description="Middleware ends the loop after this invocation.")
     add_tools: list[str] = Field(default_factory=list, description="Tools available from the next iteration.")
 
@@ -153,6 +167,8 @@ class BehaviourSpec(Strict):
     def _one_kind(self) -> BehaviourSpec:
         if (self.raise_ is not None) + (self.request_input is not None) + (self.return_ is not None) > 1:
             raise ValueError("a behaviour takes at most one of 'return', 'raise', 'request_input'")
+        if self.exception is not None and self.raise_ is None:
+            raise ValueError("'exception' names the type a 'raise' behaviour raises: it needs 'raise'")
         return self
 
 
@@ -188,6 +204,12 @@ class ModelStepSpec(Strict):
     messages: list[MessageSpec] | None = None
     finish_reason: str | None = None
     raises: str | None = Field(default=None, description="The model call fails with this message.")
+    fault: Literal["error", "invalidated"] = Field(
+        default="error", description="With 'raises': 'error' (the request failed) or 'invalidated' (the provider "
+                                     "invalidated a request it had accepted; nothing it carried was delivered).")
+    conversation_id: str | None = Field(
+        default=None, min_length=1,
+        description="The service's conversation id after this response (service-managed continuation).")
     ignores_tool_choice: bool = Field(
         default=False, description="Deliberately returns calls even when tool_choice is 'none'."
     )
@@ -198,6 +220,10 @@ class ModelStepSpec(Strict):
         shapes = [self.contents, self.messages, self.raises]
         if sum(shape is not None for shape in shapes) != 1:
             raise ValueError("a model step needs exactly one of 'contents', 'messages' or 'raises'")
+        if self.raises is None and "fault" in self.model_fields_set:
+            raise ValueError("'fault' describes a failing model call: it needs 'raises'")
+        if self.raises is not None and self.conversation_id is not None:
+            raise ValueError("a failing model call issues no 'conversation_id'")
         return self
 
 
@@ -233,6 +259,8 @@ class RequestExpect(Strict):
     tools: Any = None
     messages: list[MessageExpect] | dict[str, Any] | None = None
     kwargs: dict[str, Any] | None = None
+    conversation_id: Any = Field(
+        default=None, description="The service conversation the call continues; null: none. Unchecked if absent.")
 
 
 class ErrorExpect(Strict):
@@ -253,6 +281,9 @@ class ExpectSpec(Strict):
         default=None, description="Streaming: the order in which contents first appear, e.g. 'function_call c1'."
     )
     error: ErrorExpect | None = None
+    conversation_id: Any = Field(
+        default=None, description="The conversation id of the caller-visible response; null: none. Unchecked if "
+                                  "absent.")
 
 
 class TurnSpec(Strict):

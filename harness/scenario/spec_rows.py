@@ -25,6 +25,8 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+GAPS_SECTION = "Required coverage gaps"
+
 _CATALOGUE: dict[str, tuple[str, ...]] = {
     'Normal function invocation': (
         'Single non-streaming call',
@@ -122,24 +124,50 @@ _CATALOGUE: dict[str, tuple[str, ...]] = {
         'AG-UI malformed `confirm_changes` metadata',
         'Compaction pair integrity',
     ),
+    # The spec's "Required coverage gaps" table: required scenarios without a merged regression upstream.
+    GAPS_SECTION: (
+        'Service-owned `previous_response_id` continuation cannot execute a terminal approval again on a later turn.',
+    ),
 }
 
+# Not from the spec: the invariants of the framework pull request "Python: preserve mixed-pause recovery
+# invariants" (seed 003), which recovers a mixed approval/host batch after the provider invalidates the request
+# that delivers its results. Reported like spec rows, in a section whose name says where they come from.
+RECOVERY_SECTION = "Invalidation recovery (PR invariants, not in the spec matrix)"
+EXTRA_CATALOGUE: dict[str, tuple[str, ...]] = {
+    RECOVERY_SECTION: (
+        'Approved result replayed without re-execution',
+        'Recovered results delivered once',
+        'Recovery after session restore',
+        'Spent budgets survive invalidation',
+        'Occurrence-identified host result first',
+        'Conflicting extra host result rejected',
+        'Malformed restored error counter fails closed',
+    ),
+}
+
+EXTRA_ROWS: tuple[SpecRow, ...] = tuple(
+    SpecRow(section, name) for section, names in EXTRA_CATALOGUE.items() for name in names
+)
 SPEC_ROWS: tuple[SpecRow, ...] = tuple(
     SpecRow(section, name) for section, names in _CATALOGUE.items() for name in names
-)
+) + EXTRA_ROWS
 
 _HEADING = re.compile(r"^###\s+(?P<title>.+?)\s*$")
 _ROW = re.compile(r"^\|\s*(?P<name>[^|]+?)\s*\|")
 
 
 def parse_spec_rows(markdown: str) -> tuple[SpecRow, ...]:
-    """Rows of the "Scenario-to-test matrix" section of a spec Markdown file, in document order."""
+    """Rows of the "Scenario-to-test matrix" section of a spec Markdown file, in document order, then the rows
+    of its "Required coverage gaps" table (required scenarios that are rows too)."""
     rows: list[SpecRow] = []
     in_matrix = False
     section = ""
     for line in markdown.splitlines():
         if line.startswith("## "):
-            in_matrix = line[3:].strip().lower() == "scenario-to-test matrix"
+            title = line[3:].strip()
+            in_matrix = title.lower() in ("scenario-to-test matrix", GAPS_SECTION.lower())
+            section = GAPS_SECTION if title.lower() == GAPS_SECTION.lower() else ""
             continue
         heading = _HEADING.match(line)
         if in_matrix and heading:
@@ -152,7 +180,7 @@ def parse_spec_rows(markdown: str) -> tuple[SpecRow, ...]:
 
 
 def _is_header_or_rule(cell: str) -> bool:
-    return cell == "Scenario" or set(cell) <= set("-: ")
+    return cell in ("Scenario", "Gap") or set(cell) <= set("-: ")
 
 
 def rows_by_name(rows: tuple[SpecRow, ...] = SPEC_ROWS) -> dict[str, SpecRow]:

@@ -20,7 +20,13 @@ from harness.contents import JSON
 from harness.contract import ModelProvider
 
 # Keyword arguments the framework adds for its own bookkeeping; they are not the caller's invocation kwargs.
-_FRAMEWORK_KWARGS = frozenset({"session"})
+_FRAMEWORK_KWARGS = frozenset({"session", "conversation_id", "chat_options"})
+
+
+def _conversation_id(options: Mapping[str, Any], kwargs: Mapping[str, Any]) -> str | None:
+    """The continuation the layer asks for: releases put it in the options, some also in the call's kwargs."""
+    value = options.get("conversation_id") or kwargs.get("conversation_id")
+    return str(value) if value else None
 
 
 def _tool_choice(options: Mapping[str, Any]) -> str | None:
@@ -55,15 +61,18 @@ class ScriptedChatClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
         choice = _tool_choice(options)
         names = _tool_names(options)
         forwarded = cast(dict[str, JSON], {k: v for k, v in kwargs.items() if k not in _FRAMEWORK_KWARGS})
+        conversation_id = _conversation_id(options, kwargs)
         if stream:
             async def updates() -> AsyncIterator[ChatResponseUpdate]:
-                async for update in self.provider.stream(neutral, tool_choice=choice, tools=names, kwargs=forwarded):
+                async for update in self.provider.stream(neutral, tool_choice=choice, tools=names, kwargs=forwarded,
+                                                         conversation_id=conversation_id):
                     yield update_to_framework(update, response_id)
 
             return self._build_response_stream(updates())
 
         async def complete() -> ChatResponse:
-            response = await self.provider.complete(neutral, tool_choice=choice, tools=names, kwargs=forwarded)
+            response = await self.provider.complete(neutral, tool_choice=choice, tools=names, kwargs=forwarded,
+                                                    conversation_id=conversation_id)
             return response_to_framework(response, response_id)
 
         return complete()

@@ -85,6 +85,9 @@ class AgentFrameworkConversation:
             function_invocation_configuration=invocation_configuration(setup.config),
             middleware=[TerminateOnRequest()] if needs_middleware else None,
         )
+        # A provider that stores conversations (it issues conversation ids) is declared so, as the framework's own
+        # Responses clients are: the agent then relies on the service for history instead of also keeping it.
+        self.client.STORES_BY_DEFAULT = setup.service_stores_history
         # A session-managed scenario talks to an agent, whose history provider keeps the conversation; otherwise
         # the caller keeps history and talks to the chat client, still passing a session for approval binding.
         self.agent = Agent(self.client, tools=self._offered()) if setup.use_session else None

@@ -178,21 +178,27 @@ def messages_from_framework(messages: Sequence[Any]) -> tuple[Message, ...]:
 def response_from_framework(response: Any) -> Response:
     """A `ChatResponse`, or an agent's response, which has the same messages and finish reason."""
     finish = getattr(response.finish_reason, "value", response.finish_reason)
-    return Response(messages_from_framework(response.messages), str(finish) if finish else None)
+    # An agent's response has no conversation id: its session holds the continuation.
+    conversation_id = getattr(response, "conversation_id", None)
+    return Response(messages_from_framework(response.messages), str(finish) if finish else None,
+                    str(conversation_id) if conversation_id else None)
 
 
 def update_from_framework(update: Any) -> Update:
     finish = getattr(update.finish_reason, "value", update.finish_reason)
+    conversation_id = getattr(update, "conversation_id", None)
     return Update(_role(update.role), contents_from_framework(update.contents), update.message_id,
-                  str(finish) if finish else None)
+                  str(finish) if finish else None, str(conversation_id) if conversation_id else None)
 
 
 def update_to_framework(update: Update, response_id: str) -> ChatResponseUpdate:
+    extra: dict[str, Any] = {} if update.conversation_id is None else {"conversation_id": update.conversation_id}
     return ChatResponseUpdate(role=update.role, contents=[to_framework(c) for c in update.contents],
                               message_id=update.message_id, response_id=response_id,
-                              finish_reason=cast(Any, update.finish_reason))
+                              finish_reason=cast(Any, update.finish_reason), **extra)
 
 
 def response_to_framework(response: Response, response_id: str) -> ChatResponse:
+    extra: dict[str, Any] = {} if response.conversation_id is None else {"conversation_id": response.conversation_id}
     return ChatResponse(messages=[message_to_framework(m) for m in response.messages], response_id=response_id,
-                        finish_reason=cast(Any, response.finish_reason))
+                        finish_reason=cast(Any, response.finish_reason), **extra)

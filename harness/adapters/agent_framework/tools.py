@@ -73,9 +73,9 @@ def _input_request(payload: JSON) -> Content:
 
 
 def _body(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> Callable[..., Awaitable[Any]]:
-    def run(arguments: dict[str, JSON], context: Any) -> JSON:
+    async def run(arguments: dict[str, JSON], context: Any) -> JSON:
         scope = _SCOPE.get()
-        outcome = tool.invoke(arguments, scope.call_id if scope else None)
+        outcome = await tool.run(arguments, scope.call_id if scope else None)
         if outcome.input_requests:
             # The framework pauses only for contents that are user-input requests; a consent request is the
             # generic one it offers, and its link carries the scripted payload.
@@ -91,11 +91,11 @@ def _body(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> Callable[..., Aw
 
     if FEATURES.context_add_tools:
         async def with_context(ctx: FunctionInvocationContext, **arguments: JSON) -> JSON:
-            return run(arguments, ctx)
+            return await run(arguments, ctx)
 
         return with_context
 
     async def plain(**arguments: JSON) -> JSON:
-        return run(arguments, None)
+        return await run(arguments, None)
 
     return plain

@@ -99,7 +99,7 @@ def _invoker(tool: Tool, state: ToolState) -> Any:
         arguments: object = json.loads(raw_arguments) if raw_arguments.strip() else {}
         if not isinstance(arguments, dict):
             raise ValueError(f"arguments of {tool.name} are not a JSON object: {raw_arguments}")
-        outcome = tool.invoke(cast(dict[str, JSON], arguments), context.tool_call_id)
+        outcome = await tool.run(cast(dict[str, JSON], arguments), context.tool_call_id)
         if outcome.input_requests:
             raise NotImplementedError(f"{tool.name} asked the caller for input; the Agents SDK has no such pause")
         if outcome.terminate:

@@ -62,7 +62,7 @@ def _validator(model: type[BaseModel]) -> Callable[..., None]:
 
 def _body(tool: ScenarioTool) -> Any:
     async def run(ctx: RunContext[Any], **arguments: JSON) -> Any:
-        outcome = tool.invoke(arguments, ctx.tool_call_id)
+        outcome = await tool.run(arguments, ctx.tool_call_id)
         if outcome.input_requests:
             raise CallDeferred({INPUT_REQUESTS: list(outcome.input_requests)}, kind="question")
         if outcome.add_tools:

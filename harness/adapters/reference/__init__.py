@@ -35,7 +35,7 @@ def wrap_tool(tool: Tool) -> LoopTool:
         return LoopTool(tool.name, None, tool.spec.approval_required, tool.spec.parameters)
 
     async def run(arguments: Mapping[str, JSON], call_id: str) -> ToolReturn:
-        outcome = tool.invoke(arguments, call_id)
+        outcome = await tool.run(arguments, call_id)
         if outcome.input_requests:
             raise UserInputRequired(outcome.input_requests)
         return ToolReturn(outcome.value, outcome.terminate, outcome.add_tools)
@@ -52,6 +52,7 @@ class ReferenceConversation:
     def __post_init__(self) -> None:
         self._returned: list[Response] = []
         self._session_history: list[Message] = []  # what a session keeps between turns, when the scenario has one
+        self._conversation_id: str | None = None  # the service conversation the session continues
 
     async def run_turn(self, turn: TurnInput) -> CallerView:
         caller_input: str | list[LoopMessage] = (
@@ -59,7 +60,8 @@ class ReferenceConversation:
             else [LoopMessage(m.role, list(m.contents)) for m in turn.messages]
         )
         loop_input = caller_input
-        if self.setup.use_session:
+        # A session over a service that stores the conversation keeps only its id: the service holds the rest.
+        if self.setup.use_session and not (self.setup.service_stores_history and self._conversation_id):
             new = [Message("user", (Text(caller_input),))] if isinstance(caller_input, str) else [
                 m.frozen() for m in caller_input]
             loop_input = [LoopMessage(m.role, list(m.contents)) for m in [*self._session_history, *new]]
@@ -68,6 +70,8 @@ class ReferenceConversation:
         if view.response is not None:
             self._returned.append(view.response)
             self._session_history.extend(view.response.messages)
+            if self.setup.use_session and view.response.conversation_id is not None:
+                self._conversation_id = view.response.conversation_id
         return view
 
     async def _drive(self, loop_input: str | list[LoopMessage], turn: TurnInput,
@@ -79,13 +83,13 @@ class ReferenceConversation:
         try:
             if self.setup.mode == "streaming":
                 stream = self.loop.stream(loop_input, self.offered, tool_choice=self.setup.tool_choice,
-                                          kwargs=turn.kwargs)
+                                          kwargs=turn.kwargs, conversation_id=self._conversation_id)
                 async for update in stream:
                     updates.append(update)
                 response = await stream.final_response()
             else:
                 response = await self.loop.respond(loop_input, self.offered, tool_choice=self.setup.tool_choice,
-                                                   kwargs=turn.kwargs)
+                                                   kwargs=turn.kwargs, conversation_id=self._conversation_id)
         except UnknownToolError as raised:
             error = RaisedError(type(raised).__name__, str(raised), "unknown-tool")
         except ScriptedToolError as raised:

@@ -93,6 +93,7 @@ _Kept = tuple[Content, CallOccurrence | None, CallOccurrence | None]
 
 @dataclass
 class _Scan:
+    restore_calls: bool = True
     occurrences: list[CallOccurrence] = field(default_factory=lambda: [])
     by_request: dict[str, CallOccurrence] = field(default_factory=lambda: {})
     out: list[list[_Kept]] = field(default_factory=lambda: [])
@@ -124,9 +125,13 @@ class _Scan:
         return any(o.call.call_id == call_id for o in self.occurrences)
 
 
-def normalise(messages: Sequence[Message]) -> Normalised:
-    """Scan `messages` in order; see the module docstring for the rules."""
-    scan = _Scan()
+def normalise(messages: Sequence[Message], *, restore_calls: bool = True) -> Normalised:
+    """Scan `messages` in order; see the module docstring for the rules.
+
+    `restore_calls=False` when the loop continues a service-held conversation: the service already holds the calls
+    that wrappers name, so they are tracked but not restored inline (resending them would duplicate them).
+    """
+    scan = _Scan(restore_calls)
     for message in messages:
         kept: list[_Kept] = []
         for content in message.contents:
@@ -166,7 +171,9 @@ def _scan_content(scan: _Scan, content: Content) -> list[_Kept]:
         if is_hosted(content):
             return [(content, None, None)]
         restored = _bind_request(scan, content)
-        return [] if restored is None else [(content.function_call, restored, None)]
+        if restored is None or not scan.restore_calls:
+            return []
+        return [(content.function_call, restored, None)]
     if isinstance(content, ApprovalResponse):
         if is_hosted(content):
             return [(content, None, None)]
@@ -208,8 +215,9 @@ def _bind_decision(scan: _Scan, response: ApprovalResponse) -> None:
     if occurrence is None and not scan.seen(call_id):
         # Nothing in the history names this call: restore it from the decision, just before the decision.
         occurrence = scan.open_call(response.function_call)
-        scan.out.append([(response.function_call, occurrence, None)])
-        scan.roles.append("assistant")
+        if scan.restore_calls:
+            scan.out.append([(response.function_call, occurrence, None)])
+            scan.roles.append("assistant")
     if occurrence is None or occurrence.closed or occurrence.decision is not None:
         return  # history: the call already has its result, or this occurrence was decided before
     occurrence.decision = response

@@ -92,13 +92,23 @@ class LoopTool:
 class ModelClient(Protocol):
     async def complete(
         self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
-        kwargs: Mapping[str, JSON] | None,
+        kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None,
     ) -> Response: ...
 
     def stream(
         self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
-        kwargs: Mapping[str, JSON] | None,
+        kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None,
     ) -> AsyncIterator[Update]: ...
+
+
+@dataclass
+class Continuation:
+    """The service conversation a turn continues: each model call continues from the id the previous response
+    issued, and the turn's response carries the id of its last model response (none if that issued none), so a
+    caller never continues from a service state the loop has moved past."""
+
+    current: str | None = None
+    returned: str | None = None
 
 
 @dataclass
@@ -113,6 +123,8 @@ class _RunState:
     sequence: int = 0
     terminated: bool = False
     model_message_id: str | None = None
+    continuation: Continuation = field(default_factory=Continuation)
+    service_owned: int = 0  # how many leading history messages the continued service conversation already holds
 
 
 class ReferenceLoop:
@@ -128,10 +140,13 @@ class ReferenceLoop:
     async def respond(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> Response:
         """Non-streaming: the whole response at once."""
         messages_out: list[Message] = []
-        async for _, message, joins in self._iterate(messages, tools, tool_choice, kwargs or {}, streaming=False):
+        continuation = Continuation(conversation_id, conversation_id)
+        async for _, message, joins in self._iterate(messages, tools, tool_choice, kwargs or {}, continuation,
+                                                     streaming=False):
             if message is None:
                 continue
             if joins and messages_out:
@@ -139,23 +154,27 @@ class ReferenceLoop:
                 messages_out[-1] = Message(last.role, last.contents + message.contents)
             else:
                 messages_out.append(message)
-        return Response(tuple(messages_out))
+        return Response(tuple(messages_out), conversation_id=continuation.returned)
 
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
     ) -> ReferenceStream:
         """Streaming: updates as they happen, then the finalised response."""
-        return ReferenceStream(self._iterate(messages, tools, tool_choice, kwargs or {}, streaming=True))
+        continuation = Continuation(conversation_id, conversation_id)
+        return ReferenceStream(self._iterate(messages, tools, tool_choice, kwargs or {}, continuation,
+                                             streaming=True), continuation)
 
     # --- the iteration -----------------------------------------------------------------------------------------
 
     async def _iterate(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], tool_choice: str | None,
-        kwargs: Mapping[str, JSON], *, streaming: bool,
+        kwargs: Mapping[str, JSON], continuation: Continuation, *, streaming: bool,
     ) -> AsyncIterator[_Emission]:
         """Yields (streamed update, response message, whether the message joins the previous one)."""
-        state = _RunState({t.name: t for t in tools}, self.caller_history(messages), tool_choice or "auto", kwargs)
+        state = _RunState({t.name: t for t in tools}, self.caller_history(messages), tool_choice or "auto", kwargs,
+                          continuation=continuation)
         if not self.config.enabled:
             async for update, message in self._model_turn(state, streaming, tool_choice=tool_choice):
                 yield update, message, False
@@ -197,24 +216,37 @@ class ReferenceLoop:
         self, state: _RunState, streaming: bool, *, tool_choice: str | None,
     ) -> AsyncIterator[tuple[Update | None, Message | None]]:
         names = [name for name in state.tools]
+        continuation = state.continuation
+        # Continuing a service conversation, send only what the service does not hold: resending stored items
+        # would duplicate them in the conversation the model sees.
+        sent = state.history[state.service_owned:] if continuation.current is not None else state.history
         if not streaming:
-            response = await self.model.complete(state.history, tool_choice=tool_choice, tools=names,
-                                                 kwargs=state.kwargs)
+            response = await self.model.complete(sent, tool_choice=tool_choice, tools=names,
+                                                 kwargs=state.kwargs, conversation_id=continuation.current)
+            continuation.returned = response.conversation_id
+            continuation.current = response.conversation_id or continuation.current
             for message in self._keep_after_limit(response.messages, tool_choice):
                 state.history.append(message)
                 yield None, message
+            if response.conversation_id is not None:
+                state.service_owned = len(state.history)
             return
         updates: list[Update] = []
-        async for update in self.model.stream(state.history, tool_choice=tool_choice, tools=names,
-                                              kwargs=state.kwargs):
+        continuation.returned = None
+        async for update in self.model.stream(sent, tool_choice=tool_choice, tools=names,
+                                              kwargs=state.kwargs, conversation_id=continuation.current):
+            continuation.returned = update.conversation_id or continuation.returned
             kept = self._keep_update_after_limit(update, tool_choice)
             if kept is not None:
                 updates.append(kept)
                 state.model_message_id = kept.message_id
                 yield kept, None
+        continuation.current = continuation.returned or continuation.current
         for message in fold_updates(updates).messages:
             state.history.append(message)
             yield None, message
+        if continuation.returned is not None:
+            state.service_owned = len(state.history)
 
     # --- approvals ---------------------------------------------------------------------------------------------
 
@@ -225,7 +257,7 @@ class ReferenceLoop:
         where the decision stood (see `approvals`). Returns the caller-visible messages for those contents and
         whether the turn ends here: an approved execution asked for more input, or middleware ended the loop.
         """
-        normalised = approvals.normalise(state.history)
+        normalised = approvals.normalise(state.history, restore_calls=state.continuation.current is None)
         state.history = normalised.history
         if not normalised.pending:
             return [], False
@@ -351,9 +383,9 @@ class ReferenceLoop:
         if tool_choice != "none":
             return update
         contents = tuple(c for c in update.contents if not self._actionable(c))
-        if not contents and update.contents:
+        if not contents and update.contents and update.conversation_id is None:
             return None
-        return Update(update.role, contents, update.message_id, update.finish_reason)
+        return Update(update.role, contents, update.message_id, update.finish_reason, update.conversation_id)
 
     @staticmethod
     def _has_visible_content(messages: Sequence[Message]) -> bool:
@@ -375,8 +407,9 @@ class ReferenceLoop:
 class ReferenceStream:
     """The streaming result: iterate for updates, then `final_response()` for the folded response."""
 
-    def __init__(self, source: AsyncIterator[_Emission]) -> None:
+    def __init__(self, source: AsyncIterator[_Emission], continuation: Continuation) -> None:
         self._source = source
+        self._continuation = continuation
         self._updates: list[Update] = []
 
     def __aiter__(self) -> AsyncIterator[Update]:
@@ -391,4 +424,6 @@ class ReferenceStream:
     async def final_response(self) -> Response:
         async for _ in self._updates_only():
             pass
-        return fold_updates(self._updates)
+        folded = fold_updates(self._updates)
+        # The stream's chunks carry every id the service issued; the response carries the last call's own.
+        return Response(folded.messages, folded.finish_reason, self._continuation.returned)
