@@ -41,6 +41,8 @@ Capability = Literal[
     "hosted-tools",  # hosted-service calls and approvals carried through untouched
     "reasoning",  # reasoning contents and opaque signatures
     "informational-only",  # calls the model marks as informational only, kept but never executed
+    "session-serialization",  # the session can be saved (as JSON or the like) and restored before a turn
+    "persisted-budgets",  # the saved session holds the loop's spent budgets (consecutive errors, function calls)
 ]
 
 
@@ -146,11 +148,20 @@ class ConversationSetup:
 
 @dataclass(frozen=True)
 class TurnInput:
-    """The caller's input for one turn: a plain string, or messages (possibly replaying earlier history)."""
+    """The caller's input for one turn: a plain string, or messages (possibly replaying earlier history).
+
+    `restore_session` asks the adapter to save its session and restore it into a fresh one before the turn, as a
+    caller resuming in another process does (capability ``session-serialization``). `session_changes` replaces
+    persisted counters in the saved form first, as a corrupted store would (capability ``persisted-budgets``); its
+    keys are ``consecutive_errors`` and ``function_calls``. A restore the loop refuses is reported as the turn's
+    `CallerView.error`, with nothing run.
+    """
 
     index: int
     messages: str | tuple[Message, ...]
     kwargs: Mapping[str, JSON] = field(default_factory=lambda: {})
+    restore_session: bool = False
+    session_changes: Mapping[str, JSON] = field(default_factory=lambda: {})
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,14 @@ outside would have to re-implement the loop.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.adapters.reference import approvals
+from harness.adapters.reference.session import LoopSession
 from harness.adapters.reference.loop import (
     LoopTool,
     ReferenceLoop,
@@ -197,6 +199,54 @@ class ReplaysTerminalApproval(ReferenceLoop):
         return await super()._resolve_approvals(state)
 
 
+# --- recovery after an invalidated delivery (seed 003) -----------------------------------------------------------
+
+
+class IgnoresOutbox(ReferenceLoop):
+    """Keeps no undelivered batch: a retry runs the approved tool again."""
+
+    async def _resolve_approvals(self, state: _RunState) -> tuple[list[Message], bool]:
+        if state.session is not None:
+            state.session.outbox = None
+        return await super()._resolve_approvals(state)
+
+
+class ForgetsOutboxWhenSaved(ReferenceLoop):
+    """Keeps the undelivered batch in memory only: a saved and restored session has lost it."""
+
+    def save_session(self, session: LoopSession) -> str:
+        return super().save_session(LoopSession(session.history, session.conversation_id, None))
+
+
+class ResetsBudgetsOnRetry(ReferenceLoop):
+    """Replays the undelivered batch but starts its budgets afresh."""
+
+    async def _resolve_approvals(self, state: _RunState) -> tuple[list[Message], bool]:
+        if state.session is not None and state.session.outbox is not None:
+            state.session.outbox.function_calls = state.session.outbox.errors_in_row = 0
+        return await super()._resolve_approvals(state)
+
+
+class ForwardsConflictingHostResult(ReferenceLoop):
+    """Sends whatever host result the retry carries, even one contradicting the stored answer."""
+
+    async def _resolve_approvals(self, state: _RunState) -> tuple[list[Message], bool]:
+        if state.session is not None and state.session.outbox is not None:
+            state.session.outbox.host_results.clear()
+        return await super()._resolve_approvals(state)
+
+
+class TrustsRestoredCounters(ReferenceLoop):
+    """Restores whatever counter values the saved session holds (coercing them), instead of failing closed."""
+
+    def load_session(self, saved: str) -> LoopSession:
+        data = json.loads(saved)
+        outbox = data.get("outbox")
+        if outbox is not None:
+            outbox["errors_in_row"] = max(0, int(outbox["errors_in_row"]))
+        return super().load_session(json.dumps(data))
+
+
 @dataclass(frozen=True)
 class LimitControl:
     loop: type[ReferenceLoop]
@@ -234,4 +284,12 @@ LIMIT_CONTROLS: tuple[LimitControl, ...] = (
     LimitControl(ReturnsFirstConversationId, "continuation/conversation-id-stop.yaml"),
     LimitControl(ResendsServiceHeldHistory, "continuation/conversation-id-between-iterations.yaml", "no-orphans"),
     LimitControl(ReplaysTerminalApproval, "continuation/service-owned-terminal-approval.yaml"),
+    LimitControl(IgnoresOutbox, "recovery/invalidated-delivery-same-session.yaml", "exactly-once"),
+    LimitControl(IgnoresOutbox, "recovery/invalidated-delivery-restored-session.yaml", "exactly-once"),
+    LimitControl(ForgetsOutboxWhenSaved, "recovery/invalidated-delivery-restored-session.yaml"),
+    LimitControl(ResetsBudgetsOnRetry, "recovery/spent-function-call-budget.yaml"),
+    LimitControl(ResetsBudgetsOnRetry, "recovery/spent-error-budget.yaml"),
+    LimitControl(ForwardsConflictingHostResult, "recovery/conflicting-host-result.yaml"),
+    *(LimitControl(TrustsRestoredCounters, f"recovery/malformed-error-counter-{kind}.yaml")
+      for kind in ("negative", "boolean", "string", "float")),
 )

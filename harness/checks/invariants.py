@@ -189,7 +189,9 @@ def check_no_orphans(run: RunRecord) -> list[CheckResult]:
 def _session_history(run: RunRecord, before: int) -> tuple[Message, ...]:
     if not run.scenario.session:
         return ()
-    return tuple(m for turn in run.turns[:before] for m in turn.input_messages() + turn.response_messages())
+    # A turn that raised is not part of the conversation: the caller holds no answer to it and retries its input.
+    return tuple(m for turn in run.turns[:before] if turn.view.response is not None
+                 for m in turn.input_messages() + turn.response_messages())
 
 
 # --- 3. caller inputs never mutated ---------------------------------------------------------------------------

@@ -13,12 +13,13 @@ from fakes.provider import ScriptedProvider
 from fakes.tools import ScriptedToolbox
 from harness.checks.expectations import check_turn
 from harness.checks.invariants import INVARIANTS
-from harness.contents import Response, Update
+from harness.contents import JSON, Message, Response, Update
 from harness.contract import CallerView, Conversation, ConversationSetup, LoopAdapter, Mode, RaisedError, TurnInput
 from harness.records import RunRecord, RunSubject, TurnRecord
 from harness.results import CheckResult, ScenarioResult, Verdict, overall
 from harness.run.inputs import TurnInputError, build_input
-from harness.scenario.model import Scenario
+from harness.scenario.model import Scenario, Turn
+from harness.scenario.schema import SessionChangesSpec
 from harness.script import ModelRequest, ToolExecution
 from harness.transcript import messages_form
 
@@ -69,7 +70,7 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
             toolbox.turn = turn.index
             requests_before, executions_before = len(provider.requests), len(toolbox.executions)
             earlier = tuple(r.response_messages() for r in record.turns if r.view.response is not None)
-            view, crash = await _run_turn(conversation, TurnInput(turn.index, caller_input, turn.spec.kwargs),
+            view, crash = await _run_turn(conversation, _turn_input(turn, caller_input),
                                           turn_timeout)
             record.turns.append(TurnRecord(
                 turn.index, caller_input, earlier, view,
@@ -221,3 +222,12 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
     logs = tuple(_GENERATED_ID.sub("<generated id>", line) for turn in record.turns for line in turn.view.log)
     transcript = tuple({"turn": t.index + 1, "response": messages_form(t.response_messages())} for t in record.turns)
     return replace(base, verdict=overall(checks), checks=tuple(checks), log=logs, transcript=transcript)
+
+
+def _turn_input(turn: Turn, caller_input: str | tuple[Message, ...]) -> TurnInput:
+    restore = turn.spec.restore_session
+    changes: dict[str, JSON] = {}
+    if isinstance(restore, SessionChangesSpec):
+        changes = {key: getattr(restore, key) for key in restore.model_fields_set}
+    return TurnInput(turn.index, caller_input, turn.spec.kwargs, restore_session=restore is not False,
+                     session_changes=changes)

@@ -21,6 +21,8 @@ CAPABILITIES = (
     "hosted-tools",
     "reasoning",
     "informational-only",
+    "session-serialization",
+    "persisted-budgets",
 )
 CapabilityName = Literal[
     "approval",
@@ -33,6 +35,8 @@ CapabilityName = Literal[
     "hosted-tools",
     "reasoning",
     "informational-only",
+    "session-serialization",
+    "persisted-budgets",
 ]
 
 
@@ -286,9 +290,20 @@ class ExpectSpec(Strict):
                                   "absent.")
 
 
+class SessionChangesSpec(Strict):
+    """Persisted counters replaced in the saved session before it is restored, as a corrupted store would."""
+
+    consecutive_errors: Any = Field(default=None, description="Any JSON value: the point is to try bad ones.")
+    function_calls: Any = Field(default=None, description="Any JSON value: the point is to try bad ones.")
+
+
 class TurnSpec(Strict):
     input: str | list[InputItemSpec]
     kwargs: dict[str, Any] = Field(default_factory=dict)
+    restore_session: bool | SessionChangesSpec = Field(
+        default=False,
+        description="Save the session and restore it into a fresh one before this turn (true), optionally with "
+                    "persisted counters replaced (a mapping).")
     model: list[ModelStepSpec] = Field(default_factory=list[ModelStepSpec])
     expect: ExpectSpec = Field(default_factory=ExpectSpec)
 
@@ -314,6 +329,15 @@ class ScenarioSpec(Strict):
         description="Why the rows cannot be observed from outside the loop; such a scenario has no turns and is "
                     "reported n/a with this reason, so the row is never silently dropped.")
     turns: list[TurnSpec] = Field(default_factory=list[TurnSpec])
+
+    @model_validator(mode="after")
+    def _restores_need_capabilities(self) -> ScenarioSpec:
+        for turn in self.turns:
+            if turn.restore_session is not False and "session-serialization" not in self.requires:
+                raise ValueError("a turn with 'restore_session' needs 'session-serialization' in 'requires'")
+            if isinstance(turn.restore_session, SessionChangesSpec) and "persisted-budgets" not in self.requires:
+                raise ValueError("a turn that changes persisted counters needs 'persisted-budgets' in 'requires'")
+        return self
 
     @model_validator(mode="after")
     def _turns_or_reason(self) -> ScenarioSpec:

@@ -17,7 +17,22 @@ from harness.adapters.agent_framework.convert import (
     update_to_framework,
 )
 from harness.contents import JSON
-from harness.contract import ModelProvider
+from harness.contract import ModelProvider, ScriptedProviderError, ScriptedResponseInvalidated
+
+try:  # releases from 1.19.0 know that a provider can invalidate a request it accepted
+    from agent_framework.exceptions import ResponseInvalidatedException as _Invalidated
+
+    INVALIDATION_ERRORS: tuple[type[Exception], ...] = (_Invalidated,)
+except ImportError:  # older releases see the fault as the provider error it is
+    INVALIDATION_ERRORS = ()
+
+
+def _provider_fault(fault: ScriptedProviderError) -> Exception:
+    """The exception a real client of this release raises for the scripted fault."""
+    if isinstance(fault, ScriptedResponseInvalidated) and INVALIDATION_ERRORS:
+        return INVALIDATION_ERRORS[0](str(fault))
+    return fault
+
 
 # Keyword arguments the framework adds for its own bookkeeping; they are not the caller's invocation kwargs.
 _FRAMEWORK_KWARGS = frozenset({"session", "conversation_id", "chat_options"})
@@ -64,15 +79,21 @@ class ScriptedChatClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
         conversation_id = _conversation_id(options, kwargs)
         if stream:
             async def updates() -> AsyncIterator[ChatResponseUpdate]:
-                async for update in self.provider.stream(neutral, tool_choice=choice, tools=names, kwargs=forwarded,
-                                                         conversation_id=conversation_id):
-                    yield update_to_framework(update, response_id)
+                try:
+                    async for update in self.provider.stream(neutral, tool_choice=choice, tools=names,
+                                                             kwargs=forwarded, conversation_id=conversation_id):
+                        yield update_to_framework(update, response_id)
+                except ScriptedProviderError as fault:
+                    raise _provider_fault(fault) from None
 
             return self._build_response_stream(updates())
 
         async def complete() -> ChatResponse:
-            response = await self.provider.complete(neutral, tool_choice=choice, tools=names, kwargs=forwarded,
-                                                    conversation_id=conversation_id)
+            try:
+                response = await self.provider.complete(neutral, tool_choice=choice, tools=names, kwargs=forwarded,
+                                                        conversation_id=conversation_id)
+            except ScriptedProviderError as fault:
+                raise _provider_fault(fault) from None
             return response_to_framework(response, response_id)
 
         return complete()

@@ -10,7 +10,7 @@ from typing import Any, cast
 
 from agent_framework import Agent, AgentSession, FunctionTool
 from agent_framework import Message as FwMessage
-from harness.adapters.agent_framework.client import ScriptedChatClient
+from harness.adapters.agent_framework.client import INVALIDATION_ERRORS, ScriptedChatClient
 from harness.adapters.agent_framework.convert import (
     message_from_framework,
     messages_from_framework,
@@ -130,7 +130,14 @@ class AgentFrameworkConversation:
             options["tool_choice"] = self.setup.tool_choice
         return options
 
+    def _restore_session(self) -> None:
+        """Save the session to JSON and load it into a fresh one, as a caller resuming in another process does."""
+        saved = json.dumps(self.session.to_dict())
+        self.session = AgentSession.from_dict(json.loads(saved))
+
     async def run_turn(self, turn: TurnInput) -> CallerView:
+        if turn.restore_session:
+            self._restore_session()
         caller_input = self._framework_input(turn.messages)
         if not isinstance(caller_input, str):
             self._remember(caller_input)
@@ -147,7 +154,7 @@ class AgentFrameworkConversation:
                     final = await stream.get_final_response()
                 else:
                     final = await self._call(caller_input, client_kwargs, stream=False)
-            except ScriptedProviderError as raised:
+            except (ScriptedProviderError, *INVALIDATION_ERRORS) as raised:
                 error = RaisedError(type(raised).__name__, str(raised), "provider")
             except KeyError as raised:
                 error = RaisedError(type(raised).__name__, str(raised), "unknown-tool")
@@ -185,7 +192,7 @@ class AgentFrameworkAdapter:
         self.version = FEATURES.version
         capabilities: set[Capability] = {
             "approval", "declaration-only", "middleware-termination", "invocation-kwargs", "hosted-tools",
-            "reasoning", "sessions", "user-input",
+            "reasoning", "sessions", "user-input", "session-serialization",
         }
         if FEATURES.context_add_tools:
             capabilities.add("runtime-tool-changes")

@@ -6,6 +6,7 @@ import importlib.metadata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from harness.adapters.reference.session import InvalidSessionState, LoopSession, tampered
 from harness.adapters.reference.loop import (
     LoopMessage,
     LoopTool,
@@ -15,13 +16,23 @@ from harness.adapters.reference.loop import (
     UserInputRequired,
 )
 from harness.contents import JSON, Message, Response, Text, Update
-from harness.contract import CallerView, Capability, ConversationSetup, RaisedError, ScriptedToolError, Tool, TurnInput
+from harness.contract import (
+    CallerView,
+    Capability,
+    ConversationSetup,
+    RaisedError,
+    ScriptedProviderError,
+    ScriptedToolError,
+    Tool,
+    TurnInput,
+)
 
 LoopFactory = Callable[[ConversationSetup, Mapping[str, LoopTool]], ReferenceLoop]
 
 REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
-     "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions"}
+     "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "session-serialization",
+     "persisted-budgets"}
 )
 
 
@@ -51,28 +62,45 @@ class ReferenceConversation:
 
     def __post_init__(self) -> None:
         self._returned: list[Response] = []
-        self._session_history: list[Message] = []  # what a session keeps between turns, when the scenario has one
-        self._conversation_id: str | None = None  # the service conversation the session continues
+        self.session = LoopSession()  # what a session keeps between turns, when the scenario has one
 
     async def run_turn(self, turn: TurnInput) -> CallerView:
         caller_input: str | list[LoopMessage] = (
             turn.messages if isinstance(turn.messages, str)
             else [LoopMessage(m.role, list(m.contents)) for m in turn.messages]
         )
+        if turn.restore_session:
+            try:
+                self.session = self._restored(turn)
+            except InvalidSessionState as refused:
+                return CallerView(error=RaisedError(type(refused).__name__, str(refused), "loop"),
+                                  inputs_after=self._frozen(caller_input), earlier_responses_after=tuple(self._returned))
         loop_input = caller_input
+        new: list[Message] = []
         # A session over a service that stores the conversation keeps only its id: the service holds the rest.
-        if self.setup.use_session and not (self.setup.service_stores_history and self._conversation_id):
+        if self.setup.use_session and not (self.setup.service_stores_history and self.session.conversation_id):
             new = [Message("user", (Text(caller_input),))] if isinstance(caller_input, str) else [
                 m.frozen() for m in caller_input]
-            loop_input = [LoopMessage(m.role, list(m.contents)) for m in [*self._session_history, *new]]
-            self._session_history.extend(new)
+            loop_input = [LoopMessage(m.role, list(m.contents)) for m in [*self.session.history, *new]]
         view = await self._drive(loop_input, turn, caller_input)
         if view.response is not None:
             self._returned.append(view.response)
-            self._session_history.extend(view.response.messages)
+            # A turn that failed is not part of the conversation: a retry sends its input again.
+            self.session.history.extend([*new, *view.response.messages])
             if self.setup.use_session and view.response.conversation_id is not None:
-                self._conversation_id = view.response.conversation_id
+                self.session.conversation_id = view.response.conversation_id
         return view
+
+    def _restored(self, turn: TurnInput) -> LoopSession:
+        """The session saved to JSON and loaded back, as a caller resuming in another process does."""
+        saved = self.loop.save_session(self.session)
+        if turn.session_changes:
+            saved = tampered(saved, turn.session_changes)
+        return self.loop.load_session(saved)
+
+    @staticmethod
+    def _frozen(caller_input: str | list[LoopMessage]) -> str | tuple[Message, ...]:
+        return caller_input if isinstance(caller_input, str) else tuple(m.frozen() for m in caller_input)
 
     async def _drive(self, loop_input: str | list[LoopMessage], turn: TurnInput,
                      caller_input: str | list[LoopMessage]) -> CallerView:
@@ -83,22 +111,26 @@ class ReferenceConversation:
         try:
             if self.setup.mode == "streaming":
                 stream = self.loop.stream(loop_input, self.offered, tool_choice=self.setup.tool_choice,
-                                          kwargs=turn.kwargs, conversation_id=self._conversation_id)
+                                          kwargs=turn.kwargs, conversation_id=self.session.conversation_id,
+                                          session=self._loop_session())
                 async for update in stream:
                     updates.append(update)
                 response = await stream.final_response()
             else:
                 response = await self.loop.respond(loop_input, self.offered, tool_choice=self.setup.tool_choice,
-                                                   kwargs=turn.kwargs, conversation_id=self._conversation_id)
+                                                   kwargs=turn.kwargs, conversation_id=self.session.conversation_id,
+                                                   session=self._loop_session())
         except UnknownToolError as raised:
             error = RaisedError(type(raised).__name__, str(raised), "unknown-tool")
         except ScriptedToolError as raised:
             error = RaisedError(type(raised).__name__, str(raised), "loop")
         except Exception as raised:  # noqa: BLE001 - every exception the caller gets is an observation
-            kind = "provider" if type(raised).__name__ == "ScriptedProviderError" else "loop"
+            kind = "provider" if isinstance(raised, ScriptedProviderError) else "loop"
             error = RaisedError(type(raised).__name__, str(raised), kind)
-        inputs_after = caller_input if isinstance(caller_input, str) else tuple(m.frozen() for m in caller_input)
-        return CallerView(tuple(updates), response, error, inputs_after, earlier)
+        return CallerView(tuple(updates), response, error, self._frozen(caller_input), earlier)
+
+    def _loop_session(self) -> LoopSession | None:
+        return self.session if self.setup.use_session else None
 
     async def close(self) -> None:
         return None

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from harness.adapters.reference import approvals
+from harness.adapters.reference.session import LoopSession, Outbox
 from harness.contents import (
     JSON,
     ApprovalRequest,
@@ -77,6 +78,10 @@ class UnknownToolError(Exception):
     """Raised to the caller when the model calls an unknown tool and the config says to terminate."""
 
 
+class ConflictingHostResult(Exception):  # noqa: N818 - reads as the condition it reports
+    """A retry supplies a host result that contradicts the one stored for the same undelivered call."""
+
+
 @dataclass(frozen=True)
 class LoopTool:
     name: str
@@ -125,6 +130,7 @@ class _RunState:
     model_message_id: str | None = None
     continuation: Continuation = field(default_factory=Continuation)
     service_owned: int = 0  # how many leading history messages the continued service conversation already holds
+    session: LoopSession | None = None
 
 
 class ReferenceLoop:
@@ -140,13 +146,13 @@ class ReferenceLoop:
     async def respond(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
-        conversation_id: str | None = None,
+        conversation_id: str | None = None, session: LoopSession | None = None,
     ) -> Response:
         """Non-streaming: the whole response at once."""
         messages_out: list[Message] = []
         continuation = Continuation(conversation_id, conversation_id)
         async for _, message, joins in self._iterate(messages, tools, tool_choice, kwargs or {}, continuation,
-                                                     streaming=False):
+                                                     session, streaming=False):
             if message is None:
                 continue
             if joins and messages_out:
@@ -159,22 +165,32 @@ class ReferenceLoop:
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
-        conversation_id: str | None = None,
+        conversation_id: str | None = None, session: LoopSession | None = None,
     ) -> ReferenceStream:
         """Streaming: updates as they happen, then the finalised response."""
         continuation = Continuation(conversation_id, conversation_id)
-        return ReferenceStream(self._iterate(messages, tools, tool_choice, kwargs or {}, continuation,
+        return ReferenceStream(self._iterate(messages, tools, tool_choice, kwargs or {}, continuation, session,
                                              streaming=True), continuation)
+
+    # --- sessions ----------------------------------------------------------------------------------------------
+
+    def save_session(self, session: LoopSession) -> str:
+        """The session in the form a caller stores: JSON."""
+        return session.to_json()
+
+    def load_session(self, saved: str) -> LoopSession:
+        """A stored session, validated; raises `InvalidSessionState` rather than trust a malformed one."""
+        return LoopSession.from_json(saved)
 
     # --- the iteration -----------------------------------------------------------------------------------------
 
     async def _iterate(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], tool_choice: str | None,
-        kwargs: Mapping[str, JSON], continuation: Continuation, *, streaming: bool,
+        kwargs: Mapping[str, JSON], continuation: Continuation, session: LoopSession | None, *, streaming: bool,
     ) -> AsyncIterator[_Emission]:
         """Yields (streamed update, response message, whether the message joins the previous one)."""
         state = _RunState({t.name: t for t in tools}, self.caller_history(messages), tool_choice or "auto", kwargs,
-                          continuation=continuation)
+                          continuation=continuation, session=session)
         if not self.config.enabled:
             async for update, message in self._model_turn(state, streaming, tool_choice=tool_choice):
                 yield update, message, False
@@ -183,6 +199,8 @@ class ReferenceLoop:
         for message in resumed:
             yield self._as_update(message, state), message, False
         if stop:
+            if state.session is not None:
+                state.session.outbox = None  # the turn ends here: its results reach the model through history
             return
         max_iterations = self.config.max_iterations or DEFAULT_MAX_ITERATIONS
         while True:
@@ -193,6 +211,8 @@ class ReferenceLoop:
                 if message is not None:
                     response_messages.append(message)
                 yield update, message, False
+            if state.session is not None:
+                state.session.outbox = None  # the model call carrying the batch's results succeeded
             state.iterations += 1
             calls = [c for m in response_messages for c in m.contents
                      if isinstance(c, FunctionCall) and self._actionable(c)]
@@ -259,23 +279,44 @@ class ReferenceLoop:
         """
         normalised = approvals.normalise(state.history, restore_calls=state.continuation.current is None)
         state.history = normalised.history
+        outbox = state.session.outbox if state.session is not None else None
+        if outbox is not None:
+            _reject_conflicting_host_results(outbox, state.history)
         if not normalised.pending:
             return [], False
-        approved = [o.call for o in normalised.pending if o.decision is not None and o.decision.approved]
-        executed = iter(await self._execute_grouped(approved, state))
+        approved = [o for o in normalised.pending if o.decision is not None and o.decision.approved]
+        # A retry of a batch whose results were never delivered: replay what the approved calls produced, with
+        # the budgets they spent, instead of running them again.
+        replay = outbox is not None and bool(approved) and all(o.call.call_id in outbox.executed for o in approved)
+        if replay:
+            assert outbox is not None
+            ran: list[list[Content]] = [list(outbox.executed[o.call.call_id]) for o in approved]
+        else:
+            ran = await self._execute_grouped([o.call for o in approved], state)
+        executed = iter(ran)
         outcomes: list[list[Content]] = []
         for occurrence in normalised.pending:
             if occurrence.decision is not None and occurrence.decision.approved:
                 outcomes.append(next(executed))
             else:
                 outcomes.append([FunctionResult(occurrence.call.call_id, REJECTION_TEXT)])
-        state.history, resumed = approvals.settle(normalised, outcomes)
-        state.function_calls += len(approved)
-        executed_contents = [c for outcome, o in zip(outcomes, normalised.pending, strict=True)
-                             if o.decision is not None and o.decision.approved for c in outcome]
-        if approved:
-            failed = any(isinstance(c, FunctionResult) and c.error for c in executed_contents)
-            state.errors_in_row = state.errors_in_row + 1 if failed else 0
+        settled, resumed = approvals.settle(normalised, outcomes)
+        state.history = _join_result_messages(settled)
+        executed_contents = [c for outcome in ran for c in outcome]
+        if replay:
+            assert outbox is not None
+            state.function_calls, state.errors_in_row = outbox.function_calls, outbox.errors_in_row
+        else:
+            state.function_calls += len(approved)
+            if approved:
+                failed = any(isinstance(c, FunctionResult) and c.error for c in executed_contents)
+                state.errors_in_row = state.errors_in_row + 1 if failed else 0
+        if state.session is not None:
+            # Kept before the model call that delivers these results, cleared once that call succeeds.
+            state.session.outbox = Outbox(
+                {o.call.call_id: tuple(r) for o, r in zip(approved, ran, strict=True)},
+                _host_results(state.history, state.tools),
+                state.function_calls, state.errors_in_row)
         follow_up = any(isinstance(c, UserInputRequest) for c in executed_contents)
         return resumed, follow_up or state.terminated
 
@@ -402,6 +443,37 @@ class ReferenceLoop:
         if isinstance(messages, str):
             return [Message("user", (Text(messages),))]
         return [m.frozen() for m in messages]
+
+
+def _join_result_messages(history: Sequence[Message]) -> list[Message]:
+    """Adjacent tool messages as one: the results of one batch — executed, rejected, supplied by the caller —
+    reach the model together, after the calls they answer."""
+    joined: list[Message] = []
+    for message in history:
+        if joined and message.role == "tool" and joined[-1].role == "tool":
+            joined[-1] = Message("tool", joined[-1].contents + message.contents)
+        else:
+            joined.append(message)
+    return joined
+
+
+def _host_results(history: Sequence[Message], tools: Mapping[str, LoopTool]) -> dict[str, FunctionResult]:
+    """Results the caller supplied for calls to host-owned (declaration-only) tools, by call id."""
+    names = {c.call_id: c.name for m in history for c in m.contents if isinstance(c, FunctionCall)}
+    return {c.call_id: c for m in history for c in m.contents
+            if isinstance(c, FunctionResult) and (t := tools.get(names.get(c.call_id, ""))) is not None
+            and t.declaration_only}
+
+
+def _reject_conflicting_host_results(outbox: Outbox, history: Sequence[Message]) -> None:
+    """A retry must supply the host results the undelivered batch holds; a different one would give the model two
+    answers to one call, so it is refused before anything is sent."""
+    for content in (c for m in history for c in m.contents if isinstance(c, FunctionResult)):
+        stored = outbox.host_results.get(content.call_id)
+        if stored is not None and (stored.result, stored.error) != (content.result, content.error):
+            raise ConflictingHostResult(
+                f"the result supplied for call '{content.call_id}' differs from the one already stored for it "
+                "in the undelivered batch; refusing to send the model two results for one call")
 
 
 class ReferenceStream:
