@@ -25,6 +25,7 @@ from harness.adapters.reference.loop import (
     ReferenceStream,
     _RunState,  # pyright: ignore[reportPrivateUsage]
 )
+from harness.adapters.reference.session import LoopSession
 from harness.contents import (
     JSON,
     Content,
@@ -99,20 +100,20 @@ class DropsResultsFromResponse(ReferenceLoop):
     async def respond(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
-        conversation_id: str | None = None,
+        conversation_id: str | None = None, session: LoopSession | None = None,
     ) -> Response:
         response = await super().respond(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
-                                 conversation_id=conversation_id)
+                                 conversation_id=conversation_id, session=session)
         kept = (Message(m.role, _without_results(m.contents)) for m in response.messages)
         return Response(tuple(m for m in kept if m.contents), response.finish_reason)
 
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
-        conversation_id: str | None = None,
+        conversation_id: str | None = None, session: LoopSession | None = None,
     ) -> ReferenceStream:
         return _ResultlessStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
-                                 conversation_id=conversation_id))
+                                 conversation_id=conversation_id, session=session))
 
 
 class _ResultBlindModel:
@@ -176,10 +177,10 @@ class StreamsGhostCall(ReferenceLoop):
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
-        conversation_id: str | None = None,
+        conversation_id: str | None = None, session: LoopSession | None = None,
     ) -> ReferenceStream:
         return _GhostCallStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
-                                 conversation_id=conversation_id))
+                                 conversation_id=conversation_id, session=session))
 
 
 class _TruncatedFinalStream(_StreamWrapper):
@@ -194,10 +195,10 @@ class FinalResponseDisagreesWithStream(ReferenceLoop):
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
-        conversation_id: str | None = None,
+        conversation_id: str | None = None, session: LoopSession | None = None,
     ) -> ReferenceStream:
         return _TruncatedFinalStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
-                                 conversation_id=conversation_id))
+                                 conversation_id=conversation_id, session=session))
 
 
 class _BreakingStream(_StreamWrapper):
@@ -218,10 +219,10 @@ class StreamBreaksAfterTools(ReferenceLoop):
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
-        conversation_id: str | None = None,
+        conversation_id: str | None = None, session: LoopSession | None = None,
     ) -> ReferenceStream:
         return _BreakingStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
-                                 conversation_id=conversation_id))
+                                 conversation_id=conversation_id, session=session))
 
 
 # --- parallel-order ---------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from harness.adapters.reference.loop import (
     ReferenceStream,
     ToolReturn,
 )
+from harness.adapters.reference.session import LoopSession
 from harness.contents import JSON, ApprovalResponse, Content, FunctionResult, Message, Response, Update
 from harness.contract import LoopConfig, Mode
 
@@ -93,18 +94,18 @@ class RunsApprovedCallsTwice(ReferenceLoop):
     async def respond(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
-        conversation_id: str | None = None,
+        conversation_id: str | None = None, session: LoopSession | None = None,
     ) -> Response:
         return await super().respond(messages, [_twice(t) for t in tools], tool_choice=tool_choice, kwargs=kwargs,
-                                     conversation_id=conversation_id)
+                                     conversation_id=conversation_id, session=session)
 
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
-        conversation_id: str | None = None,
+        conversation_id: str | None = None, session: LoopSession | None = None,
     ) -> ReferenceStream:
         return super().stream(messages, [_twice(t) for t in tools], tool_choice=tool_choice, kwargs=kwargs,
-                                     conversation_id=conversation_id)
+                                     conversation_id=conversation_id, session=session)
 
 
 # --- rejection-call-id ------------------------------------------------------------------------------------------
@@ -146,19 +147,19 @@ class RejectsWithApprovalId(ReferenceLoop):
     async def respond(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
-        conversation_id: str | None = None,
+        conversation_id: str | None = None, session: LoopSession | None = None,
     ) -> Response:
         response = await super().respond(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
-                                 conversation_id=conversation_id)
+                                 conversation_id=conversation_id, session=session)
         return replace(response, messages=tuple(_renamed(response.messages, self.request_ids)))
 
     def stream(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
         tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
-        conversation_id: str | None = None,
+        conversation_id: str | None = None, session: LoopSession | None = None,
     ) -> ReferenceStream:
         inner = super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
-                                 conversation_id=conversation_id)
+                                 conversation_id=conversation_id, session=session)
         return _RenamingStream(inner, self.request_ids)
 
 

@@ -7,19 +7,22 @@ outside would have to re-implement the loop.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from harness.adapters.reference import approvals
-from harness.adapters.reference.session import LoopSession
 from harness.adapters.reference.loop import (
     LoopTool,
     ReferenceLoop,
+    UnknownToolError,
     _RunState,  # pyright: ignore[reportPrivateUsage]
+    result_text,
 )
+from harness.adapters.reference.session import LoopSession
 from harness.contents import Content, FunctionCall, FunctionResult, Message, Update
 
 BUNDLED = Path(__file__).resolve().parent.parent / "scenarios"
@@ -199,6 +202,37 @@ class ReplaysTerminalApproval(ReferenceLoop):
         return await super()._resolve_approvals(state)
 
 
+class TreatsToolKeyErrorAsUnknownCall(ReferenceLoop):
+    """Uses KeyError for its own unknown-tool control flow and mistakes a tool's KeyError for it."""
+
+    async def _execute(self, call: FunctionCall, tool: LoopTool | None, state: _RunState) -> list[Content]:
+        if tool is None or tool.run is None:
+            return await super()._execute(call, tool, state)
+        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        try:
+            returned = await tool.run(arguments, call.call_id)
+        except KeyError:
+            if self.config.terminate_on_unknown_calls:
+                raise UnknownToolError(f"the model called unknown function '{call.name}'") from None
+            return []
+        except Exception as error:  # noqa: BLE001 - as the reference loop does
+            return [FunctionResult(call.call_id, self._error_text(error), error=True)]
+        return [FunctionResult(call.call_id, result_text(returned.value))]
+
+
+class ResultsInCompletionOrder(ReferenceLoop):
+    """Collects a parallel batch's results as the tools finish, not in the model's order."""
+
+    async def _execute_grouped(self, calls: list[FunctionCall], state: _RunState) -> list[list[Content]]:
+        finished: list[list[Content]] = []
+
+        async def run(call: FunctionCall) -> None:
+            finished.append(await self._execute(call, state.tools.get(call.name), state))
+
+        await asyncio.gather(*(run(c) for c in calls))
+        return finished
+
+
 # --- recovery after an invalidated delivery (seed 003) -----------------------------------------------------------
 
 
@@ -284,6 +318,8 @@ LIMIT_CONTROLS: tuple[LimitControl, ...] = (
     LimitControl(ReturnsFirstConversationId, "continuation/conversation-id-stop.yaml"),
     LimitControl(ResendsServiceHeldHistory, "continuation/conversation-id-between-iterations.yaml", "no-orphans"),
     LimitControl(ReplaysTerminalApproval, "continuation/service-owned-terminal-approval.yaml"),
+    LimitControl(TreatsToolKeyErrorAsUnknownCall, "errors/tool-raises-key-error.yaml"),
+    LimitControl(ResultsInCompletionOrder, "normal/parallel-calls-finish-out-of-order.yaml", "parallel-order"),
     LimitControl(IgnoresOutbox, "recovery/invalidated-delivery-same-session.yaml", "exactly-once"),
     LimitControl(IgnoresOutbox, "recovery/invalidated-delivery-restored-session.yaml", "exactly-once"),
     LimitControl(ForgetsOutboxWhenSaved, "recovery/invalidated-delivery-restored-session.yaml"),

@@ -21,6 +21,7 @@ CAPABILITIES = (
     "hosted-tools",
     "reasoning",
     "informational-only",
+    "service-continuation",
     "session-serialization",
     "persisted-budgets",
 )
@@ -35,6 +36,7 @@ CapabilityName = Literal[
     "hosted-tools",
     "reasoning",
     "informational-only",
+    "service-continuation",
     "session-serialization",
     "persisted-budgets",
 ]
@@ -337,6 +339,9 @@ class ScenarioSpec(Strict):
                 raise ValueError("a turn with 'restore_session' needs 'session-serialization' in 'requires'")
             if isinstance(turn.restore_session, SessionChangesSpec) and "persisted-budgets" not in self.requires:
                 raise ValueError("a turn that changes persisted counters needs 'persisted-budgets' in 'requires'")
+            if any(step.conversation_id is not None for step in turn.model) and (
+                    "service-continuation" not in self.requires):
+                raise ValueError("a model step with 'conversation_id' needs 'service-continuation' in 'requires'")
         return self
 
     @model_validator(mode="after")

@@ -238,12 +238,14 @@ class _RecordingProvider:
         self.calls: list[tuple[tuple[Message, ...], str | None, tuple[str, ...], Mapping[str, JSON] | None]] = []
 
     async def complete(self, messages: Sequence[Message], *, tool_choice: str | None = None,
-                       tools: Sequence[str] = (), kwargs: Mapping[str, JSON] | None = None) -> Response:
+                       tools: Sequence[str] = (), kwargs: Mapping[str, JSON] | None = None,
+                       conversation_id: str | None = None) -> Response:
         self.calls.append((tuple(messages), tool_choice, tuple(tools), kwargs))
         return self.answer
 
     async def stream(self, messages: Sequence[Message], *, tool_choice: str | None = None,
-                     tools: Sequence[str] = (), kwargs: Mapping[str, JSON] | None = None) -> AsyncIterator[Update]:
+                     tools: Sequence[str] = (), kwargs: Mapping[str, JSON] | None = None,
+                     conversation_id: str | None = None) -> AsyncIterator[Update]:
         self.calls.append((tuple(messages), tool_choice, tuple(tools), kwargs))
         for position, message in enumerate(self.answer.messages):
             for content in message.contents:

@@ -84,8 +84,8 @@ def test_a_filtered_run_says_so_first_and_never_claims_full_coverage() -> None:
     head = filtered.splitlines()[:4]
     assert head[2] == f"> ⚠️ **{FILTERED_BANNER}**"
     assert f"All {total}" not in filtered
-    assert re.search(rf"{total} of {total} spec rows are named by a scenario in this filtered selection; coverage of the full "
-                     r"suite is not established\.", filtered)
+    assert re.search(rf"{total} of {total} spec rows are named by a scenario in this filtered selection; "
+                     r"coverage of the full suite is not established\.", filtered)
 
 
 def test_heading_level_nests_the_report_under_a_spec_heading() -> None:

@@ -19,12 +19,16 @@ from harness.adapters.agent_framework.convert import (
 from harness.contents import JSON
 from harness.contract import ModelProvider, ScriptedProviderError, ScriptedResponseInvalidated
 
-try:  # releases from 1.19.0 know that a provider can invalidate a request it accepted
-    from agent_framework.exceptions import ResponseInvalidatedException as _Invalidated
 
-    INVALIDATION_ERRORS: tuple[type[Exception], ...] = (_Invalidated,)
-except ImportError:  # older releases see the fault as the provider error it is
-    INVALIDATION_ERRORS = ()
+def _invalidation_errors() -> tuple[type[Exception], ...]:
+    try:  # releases from 1.19.0 know that a provider can invalidate a request it accepted
+        from agent_framework.exceptions import ResponseInvalidatedException
+    except ImportError:  # older releases see the fault as the provider error it is
+        return ()
+    return (ResponseInvalidatedException,)
+
+
+INVALIDATION_ERRORS = _invalidation_errors()
 
 
 def _provider_fault(fault: ScriptedProviderError) -> Exception:
@@ -97,3 +101,10 @@ class ScriptedChatClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
             return response_to_framework(response, response_id)
 
         return complete()
+
+
+class ScriptedStoringChatClient(ScriptedChatClient):
+    """The same over a provider that stores conversations (it issues conversation ids), declared so as the
+    framework's own Responses clients are: an agent then relies on the service for history instead of keeping it."""
+
+    STORES_BY_DEFAULT = True

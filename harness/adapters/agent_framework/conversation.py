@@ -10,7 +10,11 @@ from typing import Any, cast
 
 from agent_framework import Agent, AgentSession, FunctionTool
 from agent_framework import Message as FwMessage
-from harness.adapters.agent_framework.client import INVALIDATION_ERRORS, ScriptedChatClient
+from harness.adapters.agent_framework.client import (
+    INVALIDATION_ERRORS,
+    ScriptedChatClient,
+    ScriptedStoringChatClient,
+)
 from harness.adapters.agent_framework.convert import (
     message_from_framework,
     messages_from_framework,
@@ -80,14 +84,12 @@ class AgentFrameworkConversation:
         self.setup = setup
         self.catalogue = build_tools(setup.toolbox.tools)
         needs_middleware = any(b.terminate for t in setup.toolbox.tools.values() for b in t.spec.behaviours)
-        self.client = ScriptedChatClient(
+        client_type = ScriptedStoringChatClient if setup.service_stores_history else ScriptedChatClient
+        self.client = client_type(
             setup.provider,
             function_invocation_configuration=invocation_configuration(setup.config),
             middleware=[TerminateOnRequest()] if needs_middleware else None,
         )
-        # A provider that stores conversations (it issues conversation ids) is declared so, as the framework's own
-        # Responses clients are: the agent then relies on the service for history instead of also keeping it.
-        self.client.STORES_BY_DEFAULT = setup.service_stores_history
         # A session-managed scenario talks to an agent, whose history provider keeps the conversation; otherwise
         # the caller keeps history and talks to the chat client, still passing a session for approval binding.
         self.agent = Agent(self.client, tools=self._offered()) if setup.use_session else None
@@ -193,6 +195,7 @@ class AgentFrameworkAdapter:
         capabilities: set[Capability] = {
             "approval", "declaration-only", "middleware-termination", "invocation-kwargs", "hosted-tools",
             "reasoning", "sessions", "user-input", "session-serialization",
+            "service-continuation",
         }
         if FEATURES.context_add_tools:
             capabilities.add("runtime-tool-changes")

@@ -6,7 +6,6 @@ import importlib.metadata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from harness.adapters.reference.session import InvalidSessionState, LoopSession, tampered
 from harness.adapters.reference.loop import (
     LoopMessage,
     LoopTool,
@@ -15,6 +14,7 @@ from harness.adapters.reference.loop import (
     UnknownToolError,
     UserInputRequired,
 )
+from harness.adapters.reference.session import InvalidSessionState, LoopSession, tampered
 from harness.contents import JSON, Message, Response, Text, Update
 from harness.contract import (
     CallerView,
@@ -31,7 +31,7 @@ LoopFactory = Callable[[ConversationSetup, Mapping[str, LoopTool]], ReferenceLoo
 
 REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
-     "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "session-serialization",
+     "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "service-continuation", "session-serialization",
      "persisted-budgets"}
 )
 
@@ -73,8 +73,9 @@ class ReferenceConversation:
             try:
                 self.session = self._restored(turn)
             except InvalidSessionState as refused:
-                return CallerView(error=RaisedError(type(refused).__name__, str(refused), "loop"),
-                                  inputs_after=self._frozen(caller_input), earlier_responses_after=tuple(self._returned))
+                error = RaisedError(type(refused).__name__, str(refused), "loop")
+                return CallerView(error=error, inputs_after=self._frozen(caller_input),
+                                  earlier_responses_after=tuple(self._returned))
         loop_input = caller_input
         new: list[Message] = []
         # A session over a service that stores the conversation keeps only its id: the service holds the rest.

@@ -21,7 +21,6 @@ from harness.contents import (
     FunctionResult,
     Message,
     Reasoning,
-    Role,
     Text,
     Usage,
     UserInputRequest,
@@ -159,7 +158,7 @@ def _message_from(data: Mapping[str, Any]) -> Message:
     role = data["role"]
     if role not in ("system", "user", "assistant", "tool"):
         raise InvalidSessionState(f"unknown role {role!r} in the saved session")
-    return Message(cast(Role, role), tuple(_content_from(c) for c in data["contents"]))
+    return Message(role, tuple(_content_from(c) for c in data["contents"]))
 
 
 def tampered(text: str, changes: Mapping[str, JSON]) -> str:
