@@ -176,6 +176,9 @@ SCENARIO = textwrap.dedent("""\
      "8:16: error[invalid-value]: tool 1 › behaviour 1 › delay: Input should be greater than or equal to 0"),
     (("  - input: hi", "  - input: hi\n    restore_session: {errors: 1}"),
      "9:23: error[unknown-key]: turn 1 › restore_session has unknown key 'errors'"),
+    (("          - text: hello", "          - text: hello\n"
+      "    expect:\n      requests:\n        - call: 1\n          messages: {$contains: [x]}"),
+     "15:33: error[invalid-value]: turn 1 › expect › request 1 › messages › $contains: expected one message"),
     (("  - input: hi", "  - input: hi\n    restore_session: true"),
      "1:1: error[invalid-value]: the scenario: a turn with 'restore_session' needs 'session-serialization' in "
      "'requires'"),

@@ -37,8 +37,10 @@ def expected_content(spec: ContentSpec) -> dict[str, Any]:
 
 
 def expected_messages(spec: list[MessageExpect] | dict[str, Any]) -> Any:
-    if isinstance(spec, dict):  # a list matcher such as {$suffix: [...]}
+    if isinstance(spec, dict):  # a list matcher such as {$suffix: [...]} or {$contains: message}
         ((name, items),) = spec.items()
+        if name in ("$contains", "$not_contains"):
+            return {name: expected_messages([MessageExpect.model_validate(items)])[0]}
         messages = [MessageExpect.model_validate(item) for item in cast(list[Any], items)]
         return {name: expected_messages(messages)}
     return [

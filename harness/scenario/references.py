@@ -282,12 +282,21 @@ def _collect_calls(turn: TurnSpec, call_ids: set[str], labels: dict[str, str]) -
 
 
 def _message_list_problems(source: YamlSource, path: DataPath, value: dict[Any, Any]) -> Iterator[ScenarioProblem]:
-    """Where a message list is expected, a mapping must be `{$prefix: [...]}` or `{$suffix: [...]}` of messages."""
-    if len(value) != 1 or next(iter(value)) not in ("$prefix", "$suffix"):
-        yield problem_at(source, path, "invalid-value", f"{describe(path)}: expected a list of messages, or "
-                       "{$prefix: [...]} / {$suffix: [...]} of messages")
+    """Where a message list is expected, a mapping must be `{$prefix: [...]}` or `{$suffix: [...]}` of messages, or
+    `{$contains: message}` / `{$not_contains: message}` of one."""
+    if len(value) != 1 or next(iter(value)) not in ("$prefix", "$suffix", "$contains", "$not_contains"):
+        yield problem_at(source, path, "invalid-value", f"{describe(path)}: expected a list of messages, "
+                       "{$prefix: [...]} / {$suffix: [...]} of messages, or {$contains: ...} / {$not_contains: ...} "
+                       "of one message")
         return
     (name, items), = value.items()
+    single = name in ("$contains", "$not_contains")
+    if single:
+        if not isinstance(items, dict):
+            yield problem_at(source, (*path, name), "invalid-value",
+                             f"{describe((*path, name))}: expected one message ({{role, contents}})")
+            return
+        items = [items]
     if not isinstance(items, list):
         return  # reported with the matchers
     errors: list[ErrorDetails] = []
@@ -296,7 +305,7 @@ def _message_list_problems(source: YamlSource, path: DataPath, value: dict[Any, 
             MessageExpect.model_validate(item)
         except ValidationError as error:
             for detail in error.errors():
-                detail["loc"] = (*path, name, index, *detail["loc"])
+                detail["loc"] = (*path, name, *detail["loc"]) if single else (*path, name, index, *detail["loc"])
                 errors.append(detail)
     yield from schema_problems(source, errors)
 
