@@ -114,6 +114,7 @@ class _Occurrence:
     call: FunctionCall
     closed: bool = False
     paused: bool = False  # awaiting an approval decision or user input
+    batch: int = 0  # the model response it came in: one run of consecutive assistant messages
 
     @property
     def exempt(self) -> bool:
@@ -126,13 +127,22 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool) -> list[str]:
     A pending-approval placeholder result (`APPROVAL_PENDING`) is not terminal: it marks the earliest open
     occurrence of its call id as paused. Caller-side (`allow_pauses`) that is allowed; in a model-bound history the
     placeholder itself is a failure, and so is the paused call it leaves open.
+
+    Caller-side, a call with no result in a model response that paused for approval or input is held back with its
+    batch (the spec's mixed batches: "hidden safe calls replay only with the matching visible approval"), so it is
+    allowed while the batch is paused; once the batch's pauses are answered it needs its result like any call.
     """
     open_calls: list[_Occurrence] = []
     problems: list[str] = []
+    batch = 0
+    previous_role: str | None = None
     for message in messages:
+        if message.role == "assistant" and previous_role != "assistant":
+            batch += 1
+        previous_role = message.role
         for content in message.contents:
             if isinstance(content, FunctionCall):
-                open_calls.append(_Occurrence(content))
+                open_calls.append(_Occurrence(content, batch=batch))
             elif isinstance(content, FunctionResult) and content.result == APPROVAL_PENDING:
                 match = next((o for o in open_calls if not o.closed and o.call.call_id == content.call_id), None)
                 if match is None:
@@ -152,12 +162,15 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool) -> list[str]:
                 call_id = content.function_call.call_id
                 match = next((o for o in open_calls if not o.closed and o.call.call_id == call_id), None)
                 if match is None:
-                    open_calls.append(_Occurrence(content.function_call, paused=True))
+                    open_calls.append(_Occurrence(content.function_call, paused=True, batch=batch))
                 else:
                     match.paused = True
+    paused_batches = {o.batch for o in open_calls if o.paused and not o.closed}
     for occurrence in open_calls:
         if occurrence.closed or occurrence.exempt or (occurrence.paused and allow_pauses):
             continue
+        if allow_pauses and occurrence.batch in paused_batches:
+            continue  # held back with its batch's pause
         state = "is paused for approval or input" if occurrence.paused else "has no result"
         problems.append(f"call '{occurrence.call.call_id}' ({occurrence.call.name}) {state}")
     return problems

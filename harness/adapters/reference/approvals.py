@@ -19,7 +19,14 @@ call id in a later round, so one id can name several logical calls:
   terminal result goes (the execution's result on approval, the rejection on rejection: a replacement, never a
   second result); a placeholder the loop does not replace now never reaches the model;
 * a `user_input_request` for a call whose decision was already carried out (an approved execution that asked for
-  more input) consumes that decision; the occurrence stays open for the caller's answer.
+  more input) consumes that decision; the occurrence stays open for the caller's answer. Any other marks its call
+  as a host-owned call waiting for the caller's result.
+
+Calls are grouped into *batches*, one per model response (a run of consecutive assistant messages). In a batch that
+paused for approval or input, a call that needs neither carries no request of its own: it is *held* with its batch
+while any of the batch's pauses is unanswered (out of the model's view, like the paused calls), and runs with the
+batch once they are answered — implicitly approved by the caller's answer to that batch, never on an unrelated turn
+and never for another batch (the spec's mixed batches).
 
 Every local approval wrapper is removed from the model-bound history; hosted ones (the call has a `server_label`)
 are the service's protocol data and pass through untouched, as do reasoning contents, in place. A decision that is
@@ -31,7 +38,7 @@ sees a call without a result while the caller can still decide on it later.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from harness.contents import (
@@ -63,7 +70,11 @@ class CallOccurrence:
     decision_at: int = 0  # index in the normalised history where the decision's results belong
     follow_up: bool = False  # an approved execution asked for more input: the decision is spent
     closed: bool = False  # a terminal result answers the occurrence
+    closed_at: int = 0  # index in the scanned history of the message holding that result
     placeholder: bool = False  # a pending-approval placeholder result stands for its terminal result
+    batch: int = 0  # the model response it came in: one run of consecutive assistant messages
+    input_requested: bool = False  # surfaced to the caller as a request for input (a host-owned call)
+    held: bool = False  # a call that needs no approval, held back until its batch's pauses are answered
 
     @property
     def pending(self) -> bool:
@@ -72,8 +83,9 @@ class CallOccurrence:
 
     @property
     def awaiting_decision(self) -> bool:
-        """Paused for approval, and no decision yet."""
-        return (self.request_id is not None or self.placeholder) and self.decision is None and not self.closed
+        """Paused for approval (or held back with a batch that is), and no decision yet."""
+        paused = self.request_id is not None or self.placeholder or self.held
+        return paused and self.decision is None and not self.closed
 
 
 @dataclass(frozen=True)
@@ -92,15 +104,16 @@ _Kept = tuple[Content, CallOccurrence | None, CallOccurrence | None]
 
 
 @dataclass
-class _Scan:
+class Scan:
     restore_calls: bool = True
+    batch: int = 0
     occurrences: list[CallOccurrence] = field(default_factory=lambda: [])
     by_request: dict[str, CallOccurrence] = field(default_factory=lambda: {})
     out: list[list[_Kept]] = field(default_factory=lambda: [])
     roles: list[Role] = field(default_factory=lambda: [])
 
     def open_call(self, call: FunctionCall) -> CallOccurrence:
-        occurrence = CallOccurrence(call)
+        occurrence = CallOccurrence(call, batch=self.batch)
         self.occurrences.append(occurrence)
         return occurrence
 
@@ -125,20 +138,26 @@ class _Scan:
         return any(o.call.call_id == call_id for o in self.occurrences)
 
 
-def normalise(messages: Sequence[Message], *, restore_calls: bool = True) -> Normalised:
+def normalise(messages: Sequence[Message], *, restore_calls: bool = True,
+              hold: Callable[[Scan], None] | None = None) -> Normalised:
     """Scan `messages` in order; see the module docstring for the rules.
 
     `restore_calls=False` when the loop continues a service-held conversation: the service already holds the calls
     that wrappers name, so they are tracked but not restored inline (resending them would duplicate them).
     """
-    scan = _Scan(restore_calls)
+    scan = Scan(restore_calls)
+    previous_role: Role | None = None
     for message in messages:
+        if message.role == "assistant" and previous_role != "assistant":
+            scan.batch += 1
+        previous_role = message.role
         kept: list[_Kept] = []
         for content in message.contents:
             kept.extend(_scan_content(scan, content))
         if kept:
             scan.out.append(kept)
             scan.roles.append(message.role)
+    (hold or resolve_held_calls)(scan)
     pending = [o for o in scan.occurrences if o.pending]
     placed = {placeholder for kept in scan.out for _, _, placeholder in kept if placeholder is not None}
     first_decision = min((o.decision_at for o in pending if o not in placed), default=len(scan.out))
@@ -163,7 +182,7 @@ def normalise(messages: Sequence[Message], *, restore_calls: bool = True) -> Nor
     return Normalised(history, pending, len(history) if slot is None else slot, placeholders)
 
 
-def _scan_content(scan: _Scan, content: Content) -> list[_Kept]:
+def _scan_content(scan: Scan, content: Content) -> list[_Kept]:
     """Record one content; return what the model-bound history keeps in its place."""
     if isinstance(content, FunctionCall):
         return [(content, scan.open_call(content), None)]
@@ -189,14 +208,63 @@ def _scan_content(scan: _Scan, content: Content) -> list[_Kept]:
         occurrence = scan.first(content.call_id)
         if occurrence is not None:
             occurrence.closed = True
+            occurrence.closed_at = len(scan.out)
     elif isinstance(content, UserInputRequest) and content.function_call is not None:
         occurrence = scan.first(content.function_call.call_id, decided=True)
         if occurrence is not None:
             occurrence.follow_up = True  # the approved execution ran and asked for more input
+        else:
+            asked = scan.first(content.function_call.call_id)
+            if asked is not None:
+                asked.input_requested = True
     return [(content, None, None)]
 
 
-def _bind_request(scan: _Scan, request: ApprovalRequest) -> CallOccurrence | None:
+def batches(scan: Scan) -> list[list[CallOccurrence]]:
+    """The scanned occurrences by the model response they came in."""
+    grouped: dict[int, list[CallOccurrence]] = {}
+    for occurrence in scan.occurrences:
+        grouped.setdefault(occurrence.batch, []).append(occurrence)
+    return list(grouped.values())
+
+
+def resolve_held_calls(scan: Scan) -> None:
+    """The spec's mixed batches: a call that needs no approval, in a model response that paused for approval or
+    input, carries no request of its own; it is held back with its batch and runs once the batch's pauses are
+    answered — with the matching visible decision, never on an unrelated turn, never for another batch."""
+    for members in batches(scan):
+        paused, quiet = split_batch(members)
+        if not paused or not quiet:
+            continue
+        if any(o.awaiting_decision or (o.input_requested and not o.closed) for o in paused):
+            for occurrence in quiet:
+                occurrence.held = True
+            continue
+        answered = [o.decision_at if o.pending else o.closed_at for o in paused if o.pending or o.closed]
+        if not answered or not any(o.pending for o in paused) and not _answered_now(paused, scan):
+            continue
+        for occurrence in quiet:
+            # Runs as part of the batch the caller just answered: implicitly approved by that answer.
+            occurrence.decision = ApprovalResponse(f"held-{occurrence.call.call_id}", True, occurrence.call)
+            occurrence.decision_at = min(answered)
+
+
+def split_batch(members: Sequence[CallOccurrence]) -> tuple[list[CallOccurrence], list[CallOccurrence]]:
+    """A batch's calls that paused (for approval or input), and its undecided, unanswered calls with no pause."""
+    paused = [o for o in members if o.request_id is not None or o.input_requested or o.placeholder]
+    quiet = [o for o in members if o not in paused and not o.closed and o.decision is None
+             and not o.call.informational_only and o.call.server_label is None]
+    return paused, quiet
+
+
+def _answered_now(paused: Sequence[CallOccurrence], scan: Scan) -> bool:
+    """Whether a host-owned call of the batch got its result after the batch's last assistant message, i.e. in
+    what the caller sends now rather than in history that already continued."""
+    last_assistant = max((i for i, role in enumerate(scan.roles) if role == "assistant"), default=-1)
+    return any(o.input_requested and o.closed and o.closed_at > last_assistant for o in paused)
+
+
+def _bind_request(scan: Scan, request: ApprovalRequest) -> CallOccurrence | None:
     """Bind a local request to its call; returns the occurrence restored from the wrapper, if it needed one."""
     if request.id in scan.by_request:
         return None  # a replayed duplicate of a request already seen
@@ -209,7 +277,7 @@ def _bind_request(scan: _Scan, request: ApprovalRequest) -> CallOccurrence | Non
     return occurrence if restored else None
 
 
-def _bind_decision(scan: _Scan, response: ApprovalResponse) -> None:
+def _bind_decision(scan: Scan, response: ApprovalResponse) -> None:
     call_id = response.function_call.call_id
     occurrence = scan.by_request.get(response.id) or scan.first(call_id, undecided=True)
     if occurrence is None and not scan.seen(call_id):

@@ -277,7 +277,7 @@ class ReferenceLoop:
         where the decision stood (see `approvals`). Returns the caller-visible messages for those contents and
         whether the turn ends here: an approved execution asked for more input, or middleware ended the loop.
         """
-        normalised = approvals.normalise(state.history, restore_calls=state.continuation.current is None)
+        normalised = self.normalise(state.history, restore_calls=state.continuation.current is None)
         state.history = normalised.history
         outbox = state.session.outbox if state.session is not None else None
         if outbox is not None:
@@ -320,6 +320,10 @@ class ReferenceLoop:
         follow_up = any(isinstance(c, UserInputRequest) for c in executed_contents)
         return resumed, follow_up or state.terminated
 
+    def normalise(self, history: Sequence[Message], *, restore_calls: bool) -> approvals.Normalised:
+        """The model-bound history and the decisions to carry out now (see `approvals`)."""
+        return approvals.normalise(history, restore_calls=restore_calls)
+
     # --- function calls ----------------------------------------------------------------------------------------
 
     @dataclass
@@ -330,17 +334,16 @@ class ReferenceLoop:
 
     async def _process_calls(self, calls: list[FunctionCall], state: _RunState) -> ReferenceLoop._Outcome:
         declared = [c for c in calls if (t := state.tools.get(c.name)) is not None and t.declaration_only]
-        if any((t := state.tools.get(c.name)) is not None and t.approval_required for c in calls):
-            # The whole batch pauses: every call the loop would run waits for the caller's decision, so no call of
-            # the batch runs (or stays without a result) before the caller has answered.
+        gated = [c for c in calls if (t := state.tools.get(c.name)) is not None and t.approval_required]
+        if gated or declared:
+            # The batch pauses as a whole: approval-required calls ask for a decision, host-owned calls for their
+            # result, and every other call of the batch is held back without a request of its own — it runs with
+            # the batch once the caller has answered (the spec's mixed batches), never before and never alone.
             pause = tuple(
                 UserInputRequest(f"input-{c.call_id}", c) if c in declared else self._approval_request(c)
-                for c in calls
+                for c in calls if c in declared or c in gated
             )
             return self._Outcome([], stop=True, pause=pause)
-        if declared:
-            requests = tuple(UserInputRequest(f"input-{c.call_id}", c) for c in declared)
-            return self._Outcome([], stop=True, pause=requests)
         results = await self.execute_batch(calls, state)
         state.function_calls += len(calls)
         terminal = [c for c in results if isinstance(c, FunctionResult)]

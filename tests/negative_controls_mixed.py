@@ -1,0 +1,111 @@
+"""Negative controls for the rows of "Mixed batches and approval middleware": each breaks one rule of the spec's
+mixed-batch design in the reference loop, and at least one bundled scenario of `scenarios/mixed/` must fail on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.adapters.reference import approvals
+from harness.adapters.reference.loop import (
+    ReferenceLoop,
+    _RunState,  # pyright: ignore[reportPrivateUsage]
+)
+from harness.contents import ApprovalResponse, FunctionCall, Message
+
+BUNDLED = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+def _approve(occurrence: approvals.CallOccurrence, at: int) -> None:
+    occurrence.decision = ApprovalResponse(f"held-{occurrence.call.call_id}", True, occurrence.call)
+    occurrence.decision_at = at
+
+
+def _never_hold(scan: approvals.Scan) -> None:
+    """Leaves a batch's unpaused calls as plain open calls: they neither wait nor run."""
+
+
+def _release_every_turn(scan: approvals.Scan) -> None:
+    """Runs the held calls of a paused batch on the next turn, whatever the caller says."""
+    for members in approvals.batches(scan):
+        paused, quiet = approvals.split_batch(members)
+        if paused:
+            for occurrence in quiet:
+                _approve(occurrence, len(scan.out))
+    approvals.resolve_held_calls(scan)
+
+
+def _release_every_batch(scan: approvals.Scan) -> None:
+    """When any batch is approved, runs the held calls of every paused batch, not only that one's."""
+    approvals.resolve_held_calls(scan)
+    released = [o for o in scan.occurrences if o.decision is not None and o.decision.id.startswith("held-")]
+    if released:
+        at = min(o.decision_at for o in released)
+        for members in approvals.batches(scan):
+            paused, quiet = approvals.split_batch(members)
+            if paused:
+                for occurrence in (o for o in members if o.held):
+                    occurrence.held = False
+                    _approve(occurrence, at)
+                del quiet
+
+
+class _WithHoldPolicy(ReferenceLoop):
+    policy: Any = None
+
+    def normalise(self, history: Any, *, restore_calls: bool) -> approvals.Normalised:
+        return approvals.normalise(history, restore_calls=restore_calls, hold=type(self).policy)
+
+
+class DropsHeldCalls(_WithHoldPolicy):
+    """Never runs the call that needed no approval: it stays without a result."""
+
+    policy = staticmethod(_never_hold)
+
+
+class RunsHeldCallsOnAnyTurn(_WithHoldPolicy):
+    """Runs what it held back on the next turn, even an unrelated one."""
+
+    policy = staticmethod(_release_every_turn)
+
+
+class RunsHeldCallsOfEveryBatch(_WithHoldPolicy):
+    """Approving one batch runs the held calls of abandoned batches too."""
+
+    policy = staticmethod(_release_every_batch)
+
+
+class RunsSafeCallsEarly(ReferenceLoop):
+    """Runs a mixed batch's safe calls at once, before the caller has decided on the batch."""
+
+    async def _process_calls(self, calls: list[FunctionCall], state: _RunState) -> ReferenceLoop._Outcome:
+        gated = [c for c in calls if (t := state.tools.get(c.name)) is not None and t.approval_required]
+        if gated:
+            await self.execute_batch([c for c in calls if c not in gated], state)
+        return await super()._process_calls(calls, state)
+
+
+@dataclass(frozen=True)
+class MixedControl:
+    loop: type[ReferenceLoop]
+    scenario: str
+    check: str | None = None
+
+    @property
+    def scenario_path(self) -> Path:
+        return BUNDLED / self.scenario
+
+
+MIXED_CONTROLS: tuple[MixedControl, ...] = (
+    MixedControl(RunsSafeCallsEarly, "mixed/safe-and-gated-session.yaml"),
+    MixedControl(RunsSafeCallsEarly, "mixed/safe-and-gated-caller-history.yaml"),
+    MixedControl(DropsHeldCalls, "mixed/safe-and-gated-session.yaml"),
+    MixedControl(DropsHeldCalls, "mixed/safe-and-gated-caller-history.yaml"),
+    MixedControl(DropsHeldCalls, "mixed/restored-state.yaml"),
+    MixedControl(RunsHeldCallsOnAnyTurn, "mixed/unrelated-turn.yaml"),
+    MixedControl(RunsHeldCallsOfEveryBatch, "mixed/abandoned-batches.yaml"),
+)
+
+__all__ = ["MIXED_CONTROLS", "Message", "MixedControl"]
