@@ -1,35 +1,46 @@
-"""After an invalidated delivery, a retry that answers the host-owned call differently is sent to the model.
+"""After a failed result delivery, a retry that answers the host-owned call differently is sent to the model.
 
 What it shows
     An Agent keeps the conversation in its session. Turn 1: the model asks, in one response, for `deploy_release`
     (c1, needs approval) and `confirm_window` (c2, declaration-only: the caller, the host, answers it). Turn 2: the
-    caller approves c1 and answers c2 with "window confirmed"; the deploy runs under that answer; the provider then
-    invalidates the model call carrying both results (`ResponseInvalidatedException`). Turn 3: the caller retries
-    but now answers c2 with "window cancelled". The undelivered batch already holds an answer to c2, and the deploy
-    already ran on it, so the loop must refuse the contradictory retry with an error before any model call and run
-    nothing. Instead the loop keeps nothing of the undelivered batch to compare with: it drops the retried approval
-    of c1 (its pending request was consumed on turn 2) and calls the model with "window cancelled" as c2's only
-    result — and without c1, so the model is told the window was cancelled and never that 4.2 was deployed.
+    caller approves c1 and answers c2 with "window confirmed"; the deploy runs under that answer; the model call
+    carrying both results then fails — from 1.19.0 the provider invalidates it (`ResponseInvalidatedException`);
+    earlier releases know no invalidation, so the same failure reaches them as a plain provider error
+    (`ChatClientException`). Turn 3: the caller retries, sending its approval message of turn 2 again but now
+    answering c2 with "window cancelled". The batch whose delivery failed already holds an answer to c2, and the
+    deploy already ran on it, so the loop must refuse the contradictory retry with an error before any model call
+    and run nothing. No release does; the caller gets no error and the model is called with "window cancelled":
+      * 1.19.0 ... 1.23.0: the loop keeps nothing of the undelivered batch to compare with: it drops the retried
+        approval of c1 (its pending request was consumed on turn 2) and calls the model with "window cancelled" as
+        c2's only result — and without c1, so the model is told the window was cancelled and never that 4.2 was
+        deployed.
+      * 1.15.0 ... 1.18.0: the same, and the model also receives the approval request these releases issued for c2.
+      * 1.13.0 ... 1.14.0: the retried approval is taken as a new decision: the deploy runs a second time and the
+        model receives its result next to "window cancelled".
+      * 1.10.0 ... 1.12.1: turn 2 rewrote the caller's approval message into a tool message holding c1's result
+        (approval_resume_mutates_input.py), so the retry resends that result: nothing runs again, and the model
+        receives "deployed 4.2" next to "window cancelled".
 
 Invariant violated
     From the framework pull request "Python: preserve mixed-pause recovery invariants" (fixes #8436), not from the
     spec's scenario-to-test matrix: "Deduplicate equivalent extra Host replays only when they can be attributed to
     active Host occurrences, and reject conflicting extra responses before provider delivery." together with "Keep
     a serializable provider outbox until result delivery succeeds". (Spec 004 itself promises "Every actionable
-    local `function_call` produces exactly one terminal `function_result`", which the lost c1 also breaks; see
-    invalidated_delivery_retry.py.)
+    local `function_call` produces exactly one terminal `function_result`", which the lost c1 of 1.15.0 and later
+    also breaks, and "An approved tool executes exactly once", which the second deploy of 1.13.0 and 1.14.0
+    breaks; see invalidated_delivery_retry.py.) The PR builds on invalidation support (1.19.0); releases before it
+    predate that concept, and the refusal is required of them as well: the caller retrying after the failed
+    delivery observes the same contradiction reaching the model.
 
 Affected releases
-    agent-framework-core 1.19.0 ... 1.23.0 (still present), both response modes (scenario
-    recovery.host-results.conflicting-retry runs both; this script runs the non-streaming one). Releases before
-    1.19.0 have no ResponseInvalidatedException: a failed delivery is a plain provider error there and they keep
-    no undelivered batch an answer could conflict with, so the script reports what they do but does not judge it
-    (exit status 0).
+    agent-framework-core 1.10.0 ... 1.23.0 (still present), both response modes (scenario
+    recovery.host-results.conflicting-retry runs both; this script runs the non-streaming one). The output names
+    the exception the failed delivery raised.
 
 Run
     <venv>/bin/python repro/agent_framework/conflicting_host_result_forwarded.py
     Exit status 1: the defect is present. Exit status 0: the conflicting retry is refused before any model call
-    (or the release predates invalidation, as the output says).
+    and nothing runs again.
 """
 
 from __future__ import annotations
@@ -115,15 +126,20 @@ class ScriptedClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
         return complete()
 
 
-def caller_input(request: Content, window: str) -> list[Message]:
-    return [
-        Message("user", [request.to_function_approval_response(True)]),
-        Message("tool", [Content.from_function_result("c2", result=window)]),
-    ]
+def host_answer(window: str) -> Message:
+    return Message("tool", [Content.from_function_result("c2", result=window)])
 
 
 def results(messages: list[Any]) -> list[str]:
-    return [f"{c.call_id}: {c.result}" for m in messages for c in m.contents if c.type == "function_result"]
+    """The results the model received, and any approval wrapper that reached it."""
+    out: list[str] = []
+    for message in messages:
+        for content in message.contents:
+            if content.type == "function_result":
+                out.append(f"{content.call_id}: {content.result}")
+            elif content.type in ("function_approval_request", "function_approval_response"):
+                out.append(f"approval_{content.type.split('_')[-1]} for {content.function_call.call_id}")
+    return out
 
 
 async def main() -> int:
@@ -142,17 +158,18 @@ async def main() -> int:
     session = agent.create_session()
     first = await agent.run([Message("user", ["Deploy 4.2 once the change window is confirmed."])], session=session)
     request = next(c for m in first.messages for c in m.contents if c.type == "function_approval_request")
+    approval = Message("user", [request.to_function_approval_response(True)])
     try:
-        await agent.run(caller_input(request, "window confirmed"), session=session)
+        await agent.run([approval, host_answer("window confirmed")], session=session)
         raise AssertionError("the scripted delivery failure did not reach the caller")
     except DeliveryFailure:
         pass
-    print(f"  turn 2: deploy executions {executions}; the invalidated delivery carried {results(client.received[-1])}")
+    print(f"  turn 2: deploy executions {executions}; the failed delivery carried {results(client.received[-1])}")
 
     calls_before, executions_before = len(client.received), len(executions)
     refused: Exception | None = None
     try:
-        await agent.run(caller_input(request, "window cancelled"), session=session)
+        await agent.run([approval, host_answer("window cancelled")], session=session)  # the same approval message
     except Exception as error:  # noqa: BLE001 - a refusal is what is required
         refused = error
     model_calls = client.received[calls_before:]
@@ -160,16 +177,19 @@ async def main() -> int:
     print(f"  turn 3 (retry answering c2 with 'window cancelled'): error {type(refused).__name__ if refused else None}"
           f"; model calls {len(model_calls)}; executions {ran_again}")
     for messages in model_calls:
-        print(f"      the model received the results {results(messages)}")
+        print(f"      the model received {results(messages)}")
 
     ok = refused is not None and not model_calls and not ran_again
     if ok:
         print("FIXED: the conflicting retry was refused before any model call")
         return 0
+    if ran_again:
+        print("  <- the approved deploy ran a second time")
     if not KNOWS_INVALIDATION:
-        print("NOT JUDGED: this release has no ResponseInvalidatedException, so it keeps no undelivered batch for a "
-              "retry to conflict with (the PR invariant starts with invalidation support, 1.19.0)")
-        return 0
+        print("DEFECT: after the failed delivery (a plain provider error: this release predates invalidation, "
+              "1.19.0), the retry's contradictory answer to the host-owned call went to the model instead of being "
+              "refused")
+        return 1
     print("DEFECT: the retry's contradictory answer to the host-owned call went to the model instead of being "
           "refused")
     return 1
