@@ -77,6 +77,16 @@ class RunsHeldCallsOfEveryBatch(_WithHoldPolicy):
     policy = staticmethod(_release_every_batch)
 
 
+class RunsHeldCallsAfterTheApproved(ReferenceLoop):
+    """Carries out the approved calls of a batch first and its held calls after them, out of the model's order."""
+
+    def normalise(self, history: Any, *, restore_calls: bool) -> approvals.Normalised:
+        normalised = super().normalise(history, restore_calls=restore_calls)
+        held = [o for o in normalised.pending if o.decision is not None and o.decision.id.startswith("held-")]
+        normalised.pending[:] = [o for o in normalised.pending if o not in held] + held
+        return normalised
+
+
 class RunsSafeCallsEarly(ReferenceLoop):
     """Runs a mixed batch's safe calls at once, before the caller has decided on the batch."""
 
@@ -106,6 +116,8 @@ MIXED_CONTROLS: tuple[MixedControl, ...] = (
     MixedControl(DropsHeldCalls, "mixed/restored-state.yaml"),
     MixedControl(RunsHeldCallsOnAnyTurn, "mixed/unrelated-turn.yaml"),
     MixedControl(RunsHeldCallsOfEveryBatch, "mixed/abandoned-batches.yaml"),
+    MixedControl(RunsHeldCallsAfterTheApproved, "mixed/safe-and-gated-session.yaml", "parallel-order"),
+    MixedControl(RunsHeldCallsAfterTheApproved, "mixed/safe-and-gated-caller-history.yaml", "parallel-order"),
 )
 
 __all__ = ["MIXED_CONTROLS", "Message", "MixedControl"]

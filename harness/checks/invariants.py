@@ -282,13 +282,27 @@ def _flow_failure(turn: int, message: str, expected: list[dict[str, Any]], actua
 
 
 def check_parallel_order(run: RunRecord) -> list[CheckResult]:
+    """Results of one model response's calls keep the model's order wherever they appear: in the response, the
+    stream, what the caller holds once a resumed turn answers calls of an earlier one, and every conversation the
+    model answers."""
     failures: list[CheckResult] = []
     for turn in run.turns:
-        sources = [turn.response_messages()]
+        sources: list[tuple[str, Sequence[Message]]] = [("response", turn.response_messages())]
         if turn.view.updates:
-            sources.append(fold_updates(turn.view.updates).messages)
-        for messages in sources:
-            failures.extend(_fail("parallel-order", turn.index, p) for p in _order_problems(messages))
+            sources.append(("streamed updates", fold_updates(turn.view.updates).messages))
+        if turn.view.response is not None:
+            # Results the caller supplied itself (a host-owned call's answer) come in the caller's order: only the
+            # loop's own results are judged, against the calls of earlier turns they answer.
+            before = tuple(Message(m.role, tuple(c for c in m.contents if not isinstance(c, FunctionResult)))
+                           for m in _session_history(run, turn.index) + turn.input_messages())
+            sources.append(("caller-visible transcript", before + turn.response_messages()))
+        sources.extend((f"history sent with model call #{r.number}", r.seen) for r in turn.requests)
+        reported: set[str] = set()
+        for where, messages in sources:
+            for problem in _order_problems(messages):
+                if problem not in reported:  # one wrong order shows up in several of these places
+                    reported.add(problem)
+                    failures.append(_fail("parallel-order", turn.index, f"{where}: {problem}"))
     return failures or _pass("parallel-order")
 
 

@@ -22,8 +22,9 @@ What it shows
     And from 1.19.0, where a provider can invalidate a request: with max_function_calls 1 (and, separately,
     max_consecutive_errors_per_request 1 with a deploy that fails) the delivery on turn 2 correctly has
     tool_choice "none", but the retry has tools enabled again — the invalidation clean-up drops the spent budget.
-    Releases before 1.19.0 know no invalidation and count budgets per request, so this part is shown there but not
-    judged.
+    Releases before 1.19.0 know no invalidation and count budgets per request: a retry is a new request with fresh
+    budgets. That is a disagreement with the pull request's invariant rather than a regression, and is reported
+    as such there too.
 
 Invariants violated
     From spec 004 (normative contract): "An approved tool executes exactly once." and "Every actionable local
@@ -223,10 +224,10 @@ async def check_budget(label: str, config: dict[str, Any], failing: bool) -> boo
         deploy_fails = False
     delivery, retry = client.received[1][1], client.received[-1][1]
     kept = retry == "none"
-    judged = "" if KNOWS_INVALIDATION else "   (not judged: this release has no invalidation, budgets are per request)"
+    why = "" if KNOWS_INVALIDATION else " (this release knows no invalidation and counts budgets per request)"
     print(f"  {label}: tool_choice of the failed delivery {delivery!r}, of the retried delivery {retry!r}"
-          + (judged or ("" if kept else "   <- the spent budget was reset, tools are offered again")))
-    return kept or not KNOWS_INVALIDATION
+          + ("" if kept else f"   <- the spent budget was reset, tools are offered again{why}"))
+    return kept
 
 
 async def main() -> int:
