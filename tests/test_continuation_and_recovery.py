@@ -190,3 +190,29 @@ def test_bad_values_in_the_new_fields_name_file_line_and_field(tmp_path: Path, c
     with pytest.raises(ScenarioFileError) as caught:
         load_scenario(path)
     assert str(caught.value).splitlines()[0].startswith(f"{path}:{head}")
+
+
+# --- parallel-order with reused call ids ----------------------------------------------------------------------
+
+
+def _calls(*ids: str) -> Message:
+    return Message("assistant", tuple(FunctionCall(i, "t") for i in ids))
+
+
+def _results(*ids: str) -> Message:
+    return Message("tool", tuple(FunctionResult(i, f"r-{i}") for i in ids))
+
+
+def test_a_call_id_reused_within_a_batch_owns_one_result_per_call() -> None:
+    from harness.checks.invariants import _order_problems  # pyright: ignore[reportPrivateUsage]
+
+    assert _order_problems([_calls("c1", "c2", "c2"), _results("c1", "c2", "c2")]) == []
+    assert _order_problems([_calls("c1", "c2", "c2"), _results("c2", "c1", "c2")]) == [
+        "results arrive as ['c2', 'c1', 'c2'], the model called ['c1', 'c2', 'c2']"]
+
+
+def test_a_later_round_reusing_a_batchs_ids_in_another_order_is_not_judged_against_it() -> None:
+    from harness.checks.invariants import _order_problems  # pyright: ignore[reportPrivateUsage]
+
+    rounds = [_calls("x", "y"), _results("x", "y"), _calls("y", "x"), _results("y", "x")]
+    assert _order_problems(rounds) == []

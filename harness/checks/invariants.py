@@ -291,11 +291,15 @@ def check_parallel_order(run: RunRecord) -> list[CheckResult]:
         if turn.view.updates:
             sources.append(("streamed updates", fold_updates(turn.view.updates).messages))
         if turn.view.response is not None:
-            # Results the caller supplied itself (a host-owned call's answer) come in the caller's order: only the
-            # loop's own results are judged, against the calls of earlier turns they answer.
-            before = tuple(Message(m.role, tuple(c for c in m.contents if not isinstance(c, FunctionResult)))
-                           for m in _session_history(run, turn.index) + turn.input_messages())
-            sources.append(("caller-visible transcript", before + turn.response_messages()))
+            # Results the caller writes itself this turn (a host-owned call's answer) come in the caller's order:
+            # they are left out, and the loop's results are judged against the calls of earlier turns they answer.
+            returned = {_result_key(c) for t in run.turns[: turn.index] for m in t.response_messages()
+                        for c in m.contents if isinstance(c, FunctionResult)}
+            own = tuple(Message(m.role, tuple(c for c in m.contents if not isinstance(c, FunctionResult)
+                                              or _result_key(c) in returned))
+                        for m in turn.input_messages())
+            sources.append(("caller-visible transcript",
+                            _session_history(run, turn.index) + own + turn.response_messages()))
         sources.extend((f"history sent with model call #{r.number}", r.seen) for r in turn.requests)
         reported: set[str] = set()
         for where, messages in sources:
@@ -304,6 +308,10 @@ def check_parallel_order(run: RunRecord) -> list[CheckResult]:
                     reported.add(problem)
                     failures.append(_fail("parallel-order", turn.index, f"{where}: {problem}"))
     return failures or _pass("parallel-order")
+
+
+def _result_key(result: FunctionResult) -> tuple[str, str]:
+    return result.call_id, json.dumps(result.result, sort_keys=True, default=str)
 
 
 def _order_problems(messages: Sequence[Message]) -> list[str]:
