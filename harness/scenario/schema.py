@@ -85,6 +85,10 @@ class FunctionResultSpec(Strict):
     call_id: Any
     result: Any = None
     error: Any = False
+    occurrence: str | None = Field(
+        default=None, min_length=1,
+        description="Inputs only: the label of the call occurrence this result answers; the harness names it by the "
+                    "identity the loop gave that occurrence, as a caller answering a reused call id does.")
 
 
 class ApprovalRequestSpec(Strict):
