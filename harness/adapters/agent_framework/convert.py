@@ -63,7 +63,9 @@ def to_framework(content: Content) -> FwContent:
         return call_to_framework(content)
     if isinstance(content, FunctionResult):
         exception = str(content.result) if content.error else None
-        named: dict[str, Any] = {} if content.occurrence_id is None else {"id": content.occurrence_id}
+        named: dict[str, Any] = (
+            {"id": content.occurrence_id} if content.occurrence_id is not None and FEATURES.result_occurrence_id
+            else {})
         return FwContent.from_function_result(content.call_id, result=content.result, exception=exception, **named)
     if isinstance(content, ApprovalRequest):
         return FwContent.from_function_approval_request(content.id, call_to_framework(content.function_call))
