@@ -39,6 +39,9 @@ class FunctionCall:
     arguments: Mapping[str, JSON] | str = field(default_factory=lambda: {})
     informational_only: bool = False
     server_label: str | None = None  # set for hosted-service calls, which the loop must not execute
+    # The loop's own identity for this occurrence (e.g. when the model reuses a call id), if it gives one. Not part
+    # of equality: scenarios never know generated ids, and a call is the same call with or without it.
+    occurrence_id: str | None = field(default=None, compare=False)
 
 
 # The pending-approval placeholder: a caller's transport may store a function_result with exactly this text for a
@@ -54,6 +57,8 @@ class FunctionResult:
     call_id: str
     result: JSON = None
     error: bool = False  # the result reports a failure (tool raised, unknown tool, rejection...)
+    # The call occurrence this result answers, named by the loop's identity for it; `None`: matched by call id.
+    occurrence_id: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -177,6 +182,7 @@ def _join(previous: Content, content: Content) -> Content | None:
             previous.arguments + content.arguments,
             previous.informational_only or content.informational_only,
             previous.server_label or content.server_label,
+            previous.occurrence_id or content.occurrence_id,
         )
     return None
 
@@ -204,7 +210,8 @@ def _parse_arguments(content: Content) -> Content:
     parsed = parse_arguments(content.arguments)
     if isinstance(parsed, str):
         return content
-    return FunctionCall(content.call_id, content.name, parsed, content.informational_only, content.server_label)
+    return FunctionCall(content.call_id, content.name, parsed, content.informational_only, content.server_label,
+                        content.occurrence_id)
 
 
 def fold_updates(updates: Sequence[Update], finish_reason: str | None = None) -> Response:

@@ -41,6 +41,7 @@ Capability = Literal[
     "hosted-tools",  # hosted-service calls and approvals carried through untouched
     "reasoning",  # reasoning contents and opaque signatures
     "informational-only",  # calls the model marks as informational only, kept but never executed
+    "occurrence-identity",  # gives call occurrences an identity and honours results that name one
     "service-continuation",  # continues a provider-stored conversation by the conversation id its responses carry
     "session-serialization",  # the session can be saved (as JSON or the like) and restored before a turn
     "persisted-budgets",  # the saved session holds the loop's spent budgets (consecutive errors, function calls)

@@ -281,6 +281,15 @@ class TrustsRestoredCounters(ReferenceLoop):
         return super().load_session(json.dumps(data))
 
 
+class IgnoresNamedOccurrences(ReferenceLoop):
+    """Matches host results to calls in the order they arrive, ignoring the occurrence a result names."""
+
+    def normalise(self, history: Sequence[Message], *, restore_calls: bool) -> approvals.Normalised:
+        anonymous = [Message(m.role, tuple(replace(c, occurrence_id=None) if isinstance(c, FunctionResult) else c
+                                           for c in m.contents)) for m in history]
+        return super().normalise(anonymous, restore_calls=restore_calls)
+
+
 @dataclass(frozen=True)
 class LimitControl:
     loop: type[ReferenceLoop]
@@ -326,6 +335,7 @@ LIMIT_CONTROLS: tuple[LimitControl, ...] = (
     LimitControl(ResetsBudgetsOnRetry, "recovery/spent-function-call-budget.yaml"),
     LimitControl(ResetsBudgetsOnRetry, "recovery/spent-error-budget.yaml"),
     LimitControl(ForwardsConflictingHostResult, "recovery/conflicting-host-result.yaml"),
+    LimitControl(IgnoresNamedOccurrences, "recovery/host-results-reused-call-id.yaml", "expect.requests"),
     *(LimitControl(TrustsRestoredCounters, f"recovery/malformed-error-counter-{kind}.yaml")
       for kind in ("negative", "boolean", "string", "float")),
 )

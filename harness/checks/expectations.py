@@ -27,7 +27,8 @@ def expected_content(spec: ContentSpec) -> dict[str, Any]:
         return {"text": value}
     if isinstance(value, str):  # reasoning shorthand
         return {kind: {"text": value}}
-    body = value.model_dump(mode="python", by_alias=True, exclude_defaults=True, exclude={"label", "stream_chunks"})
+    body = value.model_dump(mode="python", by_alias=True, exclude_defaults=True,
+                            exclude={"label", "stream_chunks", "occurrence"})
     if kind == "function_result":
         body.setdefault("result", None)
     if kind in WRAPPERS and "function_call" in body:

@@ -320,13 +320,21 @@ def _order_problems(messages: Sequence[Message]) -> list[str]:
         batch = [c.call_id for c in message.contents if isinstance(c, FunctionCall) and not c.informational_only]
         if len(batch) < 2:
             continue
-        later = [c.call_id for m in messages[position + 1:] for c in m.contents
-                 if isinstance(c, FunctionResult) and c.call_id in batch]
-        expected = [call_id for call_id in batch if call_id in later]
+        # A call id the model reused in the batch owns as many results as it has calls; results beyond those
+        # answer later rounds that reuse the id.
+        owned = Counter(batch)
+        taken: Counter[str] = Counter()
         seen: list[str] = []
-        for call_id in later:
-            if call_id not in seen:
-                seen.append(call_id)
+        for content in (c for m in messages[position + 1:] for c in m.contents):
+            if isinstance(content, FunctionResult) and taken[content.call_id] < owned[content.call_id]:
+                taken[content.call_id] += 1
+                seen.append(content.call_id)
+        left = Counter(taken)
+        expected: list[str] = []
+        for call_id in batch:
+            if left[call_id] > 0:
+                left[call_id] -= 1
+                expected.append(call_id)
         if seen != expected:
             problems.append(f"results arrive as {seen}, the model called {expected}")
     return problems

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.contents import ApprovalRequest, ApprovalResponse, Content, FunctionCall, Message, Text
+from harness.contents import ApprovalRequest, ApprovalResponse, Content, FunctionCall, FunctionResult, Message, Text
 from harness.records import TurnRecord
 from harness.scenario.model import Turn, build_content
 
@@ -25,7 +25,11 @@ def build_input(turn: Turn, earlier: Sequence[TurnRecord], labels: dict[str, tup
         elif item.system is not None:
             messages.append(Message("system", (Text(item.system),)))
         elif item.message is not None:
-            contents = tuple(build_content(c, calls) for c in item.message.contents)
+            contents = tuple(
+                _naming_occurrence(build_content(c, calls), c.function_result.occurrence, earlier, labels)
+                if c.function_result is not None and c.function_result.occurrence is not None
+                else build_content(c, calls)
+                for c in item.message.contents)
             messages.append(Message(item.message.role, contents))
         elif item.history is not None:
             messages.extend(conversation_so_far(earlier))
@@ -49,6 +53,20 @@ def conversation_so_far(earlier: Sequence[TurnRecord]) -> list[Message]:
         transcript = inputs if record.replays_history else [*transcript, *inputs]
         transcript.extend(record.response_messages())
     return transcript
+
+
+def _naming_occurrence(content: Content, label: str, earlier: Sequence[TurnRecord],
+                       labels: dict[str, tuple[str, int]]) -> Content:
+    """A result that names the call occurrence it answers by the identity the loop returned for it."""
+    assert isinstance(content, FunctionResult)
+    call_id, occurrence = labels.get(label, (label, 0))
+    returned = [c for record in earlier for m in record.response_messages() for c in m.contents
+                if isinstance(c, FunctionCall) and c.call_id == call_id]
+    if not returned or occurrence > len(returned):
+        raise TurnInputError(f"the result names occurrence '{label}' of call id '{call_id}', but earlier responses "
+                             f"hold {len(returned)} call(s) with that id")
+    named = returned[max(occurrence, 1) - 1].occurrence_id
+    return FunctionResult(content.call_id, content.result, content.error, named)
 
 
 def _find_request(ref: str, earlier: Sequence[TurnRecord], labels: dict[str, tuple[str, int]]) -> ApprovalRequest:

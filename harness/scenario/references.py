@@ -296,7 +296,7 @@ def _message_list_problems(source: YamlSource, path: DataPath, value: dict[Any, 
             yield problem_at(source, (*path, name), "invalid-value",
                              f"{describe((*path, name))}: expected one message ({{role, contents}})")
             return
-        items = [items]
+        items = [cast(dict[Any, Any], items)]
     if not isinstance(items, list):
         return  # reported with the matchers
     errors: list[ErrorDetails] = []

@@ -21,6 +21,7 @@ CAPABILITIES = (
     "hosted-tools",
     "reasoning",
     "informational-only",
+    "occurrence-identity",
     "service-continuation",
     "session-serialization",
     "persisted-budgets",
@@ -36,6 +37,7 @@ CapabilityName = Literal[
     "hosted-tools",
     "reasoning",
     "informational-only",
+    "occurrence-identity",
     "service-continuation",
     "session-serialization",
     "persisted-budgets",
@@ -85,6 +87,10 @@ class FunctionResultSpec(Strict):
     call_id: Any
     result: Any = None
     error: Any = False
+    occurrence: str | None = Field(
+        default=None, min_length=1,
+        description="Inputs only: the label of the call occurrence this result answers; the harness names it by the "
+                    "identity the loop gave that occurrence, as a caller answering a reused call id does.")
 
 
 class ApprovalRequestSpec(Strict):

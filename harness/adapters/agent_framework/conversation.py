@@ -201,6 +201,8 @@ class AgentFrameworkAdapter:
             capabilities.add("runtime-tool-changes")
         if FEATURES.informational_only:
             capabilities.add("informational-only")
+        if FEATURES.result_occurrence_id:
+            capabilities.add("occurrence-identity")
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
 
     def open(self, setup: ConversationSetup) -> AgentFrameworkConversation:

@@ -63,7 +63,10 @@ def to_framework(content: Content) -> FwContent:
         return call_to_framework(content)
     if isinstance(content, FunctionResult):
         exception = str(content.result) if content.error else None
-        return FwContent.from_function_result(content.call_id, result=content.result, exception=exception)
+        named: dict[str, Any] = (
+            {"id": content.occurrence_id} if content.occurrence_id is not None and FEATURES.result_occurrence_id
+            else {})
+        return FwContent.from_function_result(content.call_id, result=content.result, exception=exception, **named)
     if isinstance(content, ApprovalRequest):
         return FwContent.from_function_approval_request(content.id, call_to_framework(content.function_call))
     if isinstance(content, ApprovalResponse):
@@ -92,9 +95,11 @@ def _server_label(content: Any) -> str | None:
 
 
 def call_from_framework(content: Any) -> FunctionCall:
+    occurrence = getattr(content, "id", None)  # the framework's identity for this occurrence, where it gives one
     return FunctionCall(
         str(content.call_id), str(content.name or ""), parse_arguments(content.arguments),
         bool(getattr(content, "informational_only", False)), _server_label(content),
+        str(occurrence) if isinstance(occurrence, str) else None,
     )
 
 

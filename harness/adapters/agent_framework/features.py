@@ -17,6 +17,7 @@ class Features:
     hosted_flag: bool  # Content.hosted exists; older releases mark hosted calls by server_label only
     context_add_tools: bool  # tools can add tools for the next iteration through their invocation context
     approval_binding: bool  # approvals are bound to the session that issued them
+    result_occurrence_id: bool  # a function result can name the call occurrence it answers
     config_keys: frozenset[str]
 
 
@@ -29,6 +30,7 @@ def _detect() -> Features:
         hosted_flag="hosted" in content_parameters,
         context_add_tools=hasattr(FunctionInvocationContext, "add_tools"),
         approval_binding="disable_approval_response_binding" in config_keys,
+        result_occurrence_id="id" in inspect.signature(Content.from_function_result).parameters,
         config_keys=config_keys,
     )
 

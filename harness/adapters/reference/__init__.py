@@ -31,8 +31,8 @@ LoopFactory = Callable[[ConversationSetup, Mapping[str, LoopTool]], ReferenceLoo
 
 REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
-     "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "service-continuation",
-     "session-serialization", "persisted-budgets"}
+     "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "occurrence-identity",
+     "service-continuation", "session-serialization", "persisted-budgets"}
 )
 
 

@@ -107,6 +107,9 @@ _Kept = tuple[Content, CallOccurrence | None, CallOccurrence | None]
 class Scan:
     restore_calls: bool = True
     batch: int = 0
+    # occurrence ids that results in the scanned messages name: an id-less result never takes those occurrences
+    claimed: set[str] = field(default_factory=lambda: set())
+    answered: dict[int, int] = field(default_factory=lambda: {})  # id(result) -> index of the occurrence it closed
     occurrences: list[CallOccurrence] = field(default_factory=lambda: [])
     by_request: dict[str, CallOccurrence] = field(default_factory=lambda: {})
     out: list[list[_Kept]] = field(default_factory=lambda: [])
@@ -146,6 +149,8 @@ def normalise(messages: Sequence[Message], *, restore_calls: bool = True,
     that wrappers name, so they are tracked but not restored inline (resending them would duplicate them).
     """
     scan = Scan(restore_calls)
+    scan.claimed = {c.occurrence_id for m in messages for c in m.contents
+                    if isinstance(c, FunctionResult) and c.occurrence_id is not None}
     previous_role: Role | None = None
     for message in messages:
         if message.role == "assistant" and previous_role != "assistant":
@@ -174,6 +179,10 @@ def normalise(messages: Sequence[Message], *, restore_calls: bool = True,
                   and (placeholder is None or placeholder.pending)]
         if len(chosen) != len(kept) and all(isinstance(c, Reasoning) for c, _ in chosen):
             chosen = []
+        if role == "tool":
+            # Results keep the order of the calls they answer, however the caller listed them: with a reused call
+            # id, their order is all that tells the model which result answers which call.
+            chosen.sort(key=lambda item: scan.answered.get(id(item[0]), len(scan.occurrences)))
         if chosen:
             for index, (_, placeholder) in enumerate(chosen):
                 if placeholder is not None:
@@ -205,10 +214,11 @@ def _scan_content(scan: Scan, content: Content) -> list[_Kept]:
         occurrence.placeholder = True
         return [(content, None, occurrence)]
     if isinstance(content, FunctionResult):
-        occurrence = scan.first(content.call_id)
+        occurrence = _answered_occurrence(scan, content)
         if occurrence is not None:
             occurrence.closed = True
             occurrence.closed_at = len(scan.out)
+            scan.answered[id(content)] = scan.occurrences.index(occurrence)
     elif isinstance(content, UserInputRequest) and content.function_call is not None:
         occurrence = scan.first(content.function_call.call_id, decided=True)
         if occurrence is not None:
@@ -218,6 +228,20 @@ def _scan_content(scan: Scan, content: Content) -> list[_Kept]:
             if asked is not None:
                 asked.input_requested = True
     return [(content, None, None)]
+
+
+def _answered_occurrence(scan: Scan, result: FunctionResult) -> CallOccurrence | None:
+    """The open occurrence a result answers: the one it names, else the earliest of its call id that no result of
+    these messages names (occurrence-identified results are matched before id-less ones)."""
+    for occurrence in scan.occurrences:
+        if occurrence.closed or occurrence.call.call_id != result.call_id:
+            continue
+        if result.occurrence_id is not None:
+            if occurrence.call.occurrence_id == result.occurrence_id:
+                return occurrence
+        elif occurrence.call.occurrence_id is None or occurrence.call.occurrence_id not in scan.claimed:
+            return occurrence
+    return scan.first(result.call_id) if result.occurrence_id is not None else None
 
 
 def batches(scan: Scan) -> list[list[CallOccurrence]]:

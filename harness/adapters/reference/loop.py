@@ -7,6 +7,7 @@ the caller handed it. Both response modes run the same iteration code; only how 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -142,6 +143,7 @@ class ReferenceLoop:
         self.config = config
         self.catalog = dict(catalog or {})
         self._request_numbers = itertools.count(1)  # approval request ids are unique per occurrence
+        self._responses = itertools.count(1)  # model responses, for the occurrence ids of their calls
 
     async def respond(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
@@ -245,7 +247,9 @@ class ReferenceLoop:
                                                  kwargs=state.kwargs, conversation_id=continuation.current)
             continuation.returned = response.conversation_id
             continuation.current = response.conversation_id or continuation.current
-            for message in self._keep_after_limit(response.messages, tool_choice):
+            occurrences = _OccurrenceStamp(next(self._responses))
+            stamped = [Message(m.role, occurrences.stamp(m.contents)) for m in response.messages]
+            for message in self._keep_after_limit(stamped, tool_choice):
                 state.history.append(message)
                 yield None, message
             if response.conversation_id is not None:
@@ -253,9 +257,12 @@ class ReferenceLoop:
             return
         updates: list[Update] = []
         continuation.returned = None
+        occurrences = _OccurrenceStamp(next(self._responses))
         async for update in self.model.stream(sent, tool_choice=tool_choice, tools=names,
                                               kwargs=state.kwargs, conversation_id=continuation.current):
             continuation.returned = update.conversation_id or continuation.returned
+            update = Update(update.role, occurrences.stamp(update.contents), update.message_id,  # noqa: PLW2901
+                            update.finish_reason, update.conversation_id)
             kept = self._keep_update_after_limit(update, tool_choice)
             if kept is not None:
                 updates.append(kept)
@@ -446,6 +453,27 @@ class ReferenceLoop:
         if isinstance(messages, str):
             return [Message("user", (Text(messages),))]
         return [m.frozen() for m in messages]
+
+
+class _OccurrenceStamp:
+    """Gives each call of one model response the loop's identity for its occurrence, so that a caller can name the
+    occurrence it answers when the model reuses a call id. Streamed fragments of one call share it: a fragment with
+    a name starts a new call."""
+
+    def __init__(self, response: int) -> None:
+        self._response = response
+        self._seen: dict[str, int] = {}
+
+    def stamp(self, contents: Sequence[Content]) -> tuple[Content, ...]:
+        stamped: list[Content] = []
+        for content in contents:
+            if isinstance(content, FunctionCall) and content.occurrence_id is None:
+                if content.name or content.call_id not in self._seen:
+                    self._seen[content.call_id] = self._seen.get(content.call_id, 0) + 1
+                identity = f"occ-{self._response}-{content.call_id}-{self._seen[content.call_id]}"
+                content = dataclasses.replace(content, occurrence_id=identity)  # noqa: PLW2901
+            stamped.append(content)
+        return tuple(stamped)
 
 
 def _join_result_messages(history: Sequence[Message]) -> list[Message]:

@@ -93,12 +93,13 @@ def _count(raw: Mapping[str, Any], key: str) -> int:
 
 def _call_json(call: FunctionCall) -> dict[str, JSON]:
     return {"call_id": call.call_id, "name": call.name, "arguments": cast(JSON, call.arguments),
-            "informational_only": call.informational_only, "server_label": call.server_label}
+            "informational_only": call.informational_only, "server_label": call.server_label,
+            "occurrence_id": call.occurrence_id}
 
 
 def _call_from(data: Mapping[str, Any]) -> FunctionCall:
     return FunctionCall(str(data["call_id"]), str(data["name"]), data["arguments"], bool(data["informational_only"]),
-                        data["server_label"])
+                        data["server_label"], data.get("occurrence_id"))
 
 
 def _content_json(content: Content) -> dict[str, JSON]:
@@ -109,7 +110,8 @@ def _content_json(content: Content) -> dict[str, JSON]:
     if isinstance(content, FunctionCall):
         return {"function_call": _call_json(content)}
     if isinstance(content, FunctionResult):
-        return {"function_result": {"call_id": content.call_id, "result": content.result, "error": content.error}}
+        return {"function_result": {"call_id": content.call_id, "result": content.result, "error": content.error,
+                                    "occurrence_id": content.occurrence_id}}
     if isinstance(content, ApprovalRequest):
         return {"approval_request": {"id": content.id, "function_call": _call_json(content.function_call)}}
     if isinstance(content, ApprovalResponse):
@@ -137,7 +139,7 @@ def _content_from(data: Mapping[str, Any]) -> Content:
     if kind == "function_call":
         return _call_from(value)
     if kind == "function_result":
-        return FunctionResult(str(value["call_id"]), value["result"], bool(value["error"]))
+        return FunctionResult(str(value["call_id"]), value["result"], bool(value["error"]), value.get("occurrence_id"))
     if kind == "approval_request":
         return ApprovalRequest(str(value["id"]), _call_from(value["function_call"]))
     if kind == "approval_response":
