@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import cast
+from typing import Any, cast
 
 from fakes.provider import ScriptedProvider
 from fakes.tools import ScriptedToolbox
@@ -24,7 +25,7 @@ from harness.script import ModelRequest, ToolExecution
 from harness.transcript import messages_form
 
 # Ids an implementation generates at random (uuid4 hex, with or without dashes) differ on every run; they are
-# masked in logs so the same suite gives the same results file.
+# masked in logs, check texts and transcripts so the same suite gives the same results file and reports.
 _GENERATED_ID = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}")
 TURN_TIMEOUT_SECONDS = 30.0
 # Marks a crash that is the adapter's breach of the contract (a wrong return type, an escaped cancellation): the
@@ -219,9 +220,26 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
         check = CheckResult("judging", "error", f"a check crashed (a harness bug): {type(error).__name__}: {error}",
                             actual=detail)
         return replace(base, verdict="error", reason="a check crashed", checks=(check,))
-    logs = tuple(_GENERATED_ID.sub("<generated id>", line) for turn in record.turns for line in turn.view.log)
-    transcript = tuple({"turn": t.index + 1, "response": messages_form(t.response_messages())} for t in record.turns)
-    return replace(base, verdict=overall(checks), checks=tuple(checks), log=logs, transcript=transcript)
+    logs = tuple(_mask(line) for turn in record.turns for line in turn.view.log)
+    transcript = tuple({"turn": t.index + 1, "response": _masked_form(messages_form(t.response_messages()))}
+                       for t in record.turns)
+    return replace(base, verdict=overall(checks), checks=tuple(_masked_check(c) for c in checks), log=logs,
+                   transcript=transcript)
+
+
+def _mask(text: str) -> str:
+    return _GENERATED_ID.sub("<generated id>", text)
+
+
+def _masked_check(check: CheckResult) -> CheckResult:
+    return replace(check, message=_mask(check.message),
+                   expected=None if check.expected is None else _mask(check.expected),
+                   actual=None if check.actual is None else _mask(check.actual),
+                   diff=tuple(_mask(line) for line in check.diff), details=tuple(_mask(line) for line in check.details))
+
+
+def _masked_form(form: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return cast(list[dict[str, Any]], json.loads(_mask(json.dumps(form))))
 
 
 def _turn_input(turn: Turn, caller_input: str | tuple[Message, ...]) -> TurnInput:

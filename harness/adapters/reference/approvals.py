@@ -224,7 +224,8 @@ def _scan_content(scan: Scan, content: Content) -> list[_Kept]:
         if occurrence is not None:
             occurrence.follow_up = True  # the approved execution ran and asked for more input
         else:
-            asked = scan.first(content.function_call.call_id)
+            asked = next((o for o in scan.occurrences if not o.closed and not o.input_requested
+                          and o.call.call_id == content.function_call.call_id), None)
             if asked is not None:
                 asked.input_requested = True
     return [(content, None, None)]
