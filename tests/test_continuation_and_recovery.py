@@ -180,8 +180,14 @@ SCENARIO = textwrap.dedent("""\
       "    expect:\n      requests:\n        - call: 1\n          messages: {$contains: [x]}"),
      "15:33: error[invalid-value]: turn 1 › expect › request 1 › messages › $contains: expected one message"),
     (("  - input: hi", "  - input: hi\n    restore_session: true"),
-     "1:1: error[invalid-value]: the scenario: a turn with 'restore_session' needs 'session-serialization' in "
+     "9:22: error[missing-capability]: a turn with 'restore_session' needs 'session-serialization' in 'requires'"),
+    (("      - contents:", "      - conversation_id: resp-1\n        contents:"),
+     "10:26: error[missing-capability]: a model step with 'conversation_id' needs 'service-continuation' in "
      "'requires'"),
+    (("  - input: hi", "  - input:\n      - message:\n          role: tool\n          contents:\n"
+      "            - function_result: {call_id: c1, result: x, occurrence: first}"),
+     "12:69: error[dangling-reference]: turn 1 › input item 1 › message › content 1 › function_result refers to "
+     "unknown call label 'first'"),
 ])
 def test_bad_values_in_the_new_fields_name_file_line_and_field(tmp_path: Path, change: tuple[str, str],
                                                               head: str) -> None:

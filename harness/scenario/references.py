@@ -35,6 +35,7 @@ def reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[s
             hint = f"did you mean '{close[0]}'?" if close else "rows are named as in the spec's Scenario column"
             yield problem_at(source, ("spec", index), "unknown-spec-row", f"'{row}' is not a row of the spec matrix",
                            hint)
+    yield from _capability_problems(source, spec)
     tool_names = {tool.name for tool in spec.tools}
     for t, tool in enumerate(spec.tools):
         for b, behaviour in enumerate(tool.behaviour or []):
@@ -60,6 +61,31 @@ def reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[s
                 yield problem_at(source, ("turns", t, "expect", "requests", r, "call"), "dangling-reference",
                                f"request expectation names model call #{request.call}, but turn {t + 1} scripts "
                                f"{len(turn.model)}")
+
+
+# Format features that only implementations with a capability can run, so the scenario must say it needs it.
+_FEATURE_CAPABILITIES = {
+    "restore_session": ("session-serialization", "a turn with 'restore_session'"),
+    "session_changes": ("persisted-budgets", "a turn that changes persisted counters"),
+    "conversation_id": ("service-continuation", "a model step with 'conversation_id'"),
+}
+
+
+def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[ScenarioProblem]:
+    def missing(feature: str, path: DataPath) -> Iterator[ScenarioProblem]:
+        capability, what = _FEATURE_CAPABILITIES[feature]
+        if capability not in spec.requires:
+            yield problem_at(source, path, "missing-capability", f"{what} needs '{capability}' in 'requires'",
+                             f"add it: requires: [{', '.join([*spec.requires, capability])}]")
+
+    for t, turn in enumerate(spec.turns):
+        if turn.restore_session is not False:
+            yield from missing("restore_session", ("turns", t, "restore_session"))
+            if not isinstance(turn.restore_session, bool):
+                yield from missing("session_changes", ("turns", t, "restore_session"))
+        for n, step in enumerate(turn.model):
+            if step.conversation_id is not None:
+                yield from missing("conversation_id", ("turns", t, "model", n, "conversation_id"))
 
 
 def _script_references(source: YamlSource, t: int, steps: Sequence[ModelStepSpec],
@@ -153,6 +179,10 @@ def _input_references(source: YamlSource, t: int, items: str | list[InputItemSpe
             for c, content in enumerate(item.message.contents):
                 if content.function_call is not None:
                     references.add(str(content.function_call.call_id))
+                named = content.function_result.occurrence if content.function_result is not None else None
+                if named is not None and named not in references:
+                    yield _dangling(source, ("turns", t, "input", i, "message", "contents", c, "function_result",
+                                             "occurrence"), "call label", named, references)
                 yield from _content_problems(source, ("turns", t, "input", i, "message", "contents", c), content,
                                              references)
 

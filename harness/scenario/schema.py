@@ -339,18 +339,6 @@ class ScenarioSpec(Strict):
     turns: list[TurnSpec] = Field(default_factory=list[TurnSpec])
 
     @model_validator(mode="after")
-    def _restores_need_capabilities(self) -> ScenarioSpec:
-        for turn in self.turns:
-            if turn.restore_session is not False and "session-serialization" not in self.requires:
-                raise ValueError("a turn with 'restore_session' needs 'session-serialization' in 'requires'")
-            if isinstance(turn.restore_session, SessionChangesSpec) and "persisted-budgets" not in self.requires:
-                raise ValueError("a turn that changes persisted counters needs 'persisted-budgets' in 'requires'")
-            if any(step.conversation_id is not None for step in turn.model) and (
-                    "service-continuation" not in self.requires):
-                raise ValueError("a model step with 'conversation_id' needs 'service-continuation' in 'requires'")
-        return self
-
-    @model_validator(mode="after")
     def _turns_or_reason(self) -> ScenarioSpec:
         if self.not_observable is None and not self.turns:
             raise ValueError("a scenario needs at least one turn (or 'not_observable' with the reason)")
