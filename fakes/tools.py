@@ -54,6 +54,10 @@ class ScriptedTool:
         if behaviour.kind == "request_input":
             payloads = behaviour.value if isinstance(behaviour.value, list) else [behaviour.value]
             return ToolOutcome(input_requests=tuple(payloads), terminate=behaviour.terminate)
+        if behaviour.kind == "return_parts":
+            parts = behaviour.value if isinstance(behaviour.value, list) else [behaviour.value]
+            return ToolOutcome(parts=tuple(str(p) for p in parts), terminate=behaviour.terminate,
+                               add_tools=behaviour.add_tools)
         return ToolOutcome(behaviour.value, terminate=behaviour.terminate, add_tools=behaviour.add_tools)
 
 

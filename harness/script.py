@@ -79,14 +79,15 @@ class ScriptedResponseInvalidated(ScriptedProviderError):
 
 @dataclass(frozen=True)
 class ToolBehaviour:
-    """What one invocation does: return `value`, raise with `value` as message, or ask the caller for input.
+    """What one invocation does: return `value` (or, for ``return_parts``, the texts in `value` as several
+    contents), raise with `value` as message, or ask the caller for input.
 
     `terminate` asks the implementation's tool middleware to end the loop after this invocation; `add_tools`
     makes the named tools available from the loop's next iteration. `delay` is how many times the invocation
     hands control back to the event loop before it finishes; `exception` the built-in type a raise uses.
     """
 
-    kind: Literal["return", "raise", "request_input"] = "return"
+    kind: Literal["return", "return_parts", "raise", "request_input"] = "return"
     value: JSON = None
     terminate: bool = False
     add_tools: tuple[str, ...] = ()
@@ -121,6 +122,7 @@ class ToolOutcome:
     input_requests: tuple[JSON, ...] = ()
     terminate: bool = False
     add_tools: tuple[str, ...] = ()
+    parts: tuple[str, ...] = ()  # several text contents returned instead of `value`
 
 
 class ScriptedToolError(RuntimeError):

@@ -281,6 +281,23 @@ class TrustsRestoredCounters(ReferenceLoop):
         return super().load_session(json.dumps(data))
 
 
+class KeepsFirstPartOnly(ReferenceLoop):
+    """Keeps only the first of several contents a tool returned, as a loop expecting one value would."""
+
+    async def _execute(self, call: FunctionCall, tool: LoopTool | None, state: _RunState) -> list[Content]:
+        kept: list[Content] = []
+        for content in await super()._execute(call, tool, state):
+            if isinstance(content, FunctionResult) and isinstance(content.result, str):
+                try:
+                    parts = json.loads(content.result)
+                except ValueError:
+                    parts = None
+                if isinstance(parts, list) and parts:
+                    content = FunctionResult(content.call_id, str(parts[0]), content.error)  # noqa: PLW2901
+            kept.append(content)
+        return kept
+
+
 class IgnoresNamedOccurrences(ReferenceLoop):
     """Matches host results to calls in the order they arrive, ignoring the occurrence a result names."""
 
@@ -316,6 +333,7 @@ LIMIT_CONTROLS: tuple[LimitControl, ...] = (
     LimitControl(IgnoresUnknownCallTermination, "errors/unknown-call-terminates.yaml"),
     LimitControl(IgnoresMiddlewareTermination, "errors/middleware-termination-one-call.yaml"),
     LimitControl(IgnoresMiddlewareTermination, "errors/middleware-termination-parallel.yaml"),
+    LimitControl(KeepsFirstPartOnly, "errors/middleware-termination-parts.yaml", "expect.response"),
     LimitControl(IgnoresFunctionCallLimit, "limits/max-function-calls-parallel.yaml", "bounded"),
     LimitControl(DropsEverythingAfterLimit, "limits/post-limit-hosted-pair.yaml"),
     LimitControl(DropsEverythingAfterLimit, "limits/post-limit-hosted-approval.yaml"),

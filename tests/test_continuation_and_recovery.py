@@ -172,6 +172,10 @@ SCENARIO = textwrap.dedent("""\
     (("    returns: ok", "    behaviour:\n      - return: ok\n        exception: KeyError"),
      "7:9: error[invalid-value]: tool 1 › behaviour 1: 'exception' names the type a 'raise' behaviour raises: it "
      "needs 'raise'"),
+    (("    returns: ok", "    behaviour:\n      - return_parts: [only one]"),
+     "7:23: error[invalid-value]: tool 1 › behaviour 1 › return_parts: List should have at least 2 items"),
+    (("    returns: ok", "    behaviour:\n      - return: ok\n        return_parts: [a, b]"),
+     "7:9: error[invalid-value]: tool 1 › behaviour 1: a behaviour takes at most one of 'return', 'return_parts',"),
     (("    returns: ok", "    behaviour:\n      - return: ok\n        delay: -1"),
      "8:16: error[invalid-value]: tool 1 › behaviour 1 › delay: Input should be greater than or equal to 0"),
     (("  - input: hi", "  - input: hi\n    restore_session: {errors: 1}"),

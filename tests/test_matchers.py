@@ -230,3 +230,11 @@ def test_every_prefix_and_suffix_of_a_list_matches_it(items: list[Any], cut: int
     cut = min(cut, len(items))
     assert match({"$prefix": items[:cut]}, items) == []
     assert match({"$suffix": items[len(items) - cut:]}, items) == []
+
+
+def test_all_holds_when_every_expectation_holds() -> None:
+    both = {"$all": [{"$contains": "one"}, {"$contains": "two"}]}
+    assert match(both, "part one\npart two") == []
+    assert match(both, ["one", "two", "x"]) == []  # in a list, $contains looks for an equal element
+    assert [m.reason for m in match(both, "part one")] == ["does not satisfy $contains"]
+    assert match({"$all": "x"}, "x")[0].reason == "$all takes a list of expectations"

@@ -7,7 +7,8 @@ A matcher is a mapping with exactly one ``$``-prefixed key:
 - ``{$contains: X}`` — a string containing X, or a list with an element equal to X;
 - ``{$not_contains: X}`` — the opposite;
 - ``{$prefix: [...]}`` / ``{$suffix: [...]}`` — a list that starts / ends with these elements (each may match);
-- ``{$not: X}`` — anything (including a missing value) that does not match X.
+- ``{$not: X}`` — anything (including a missing value) that does not match X;
+- ``{$all: [X, Y, ...]}`` — a value that matches every one of them (e.g. several ``$contains``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import regex
 
 from harness.errors import HarnessError
 
-MATCHERS = ("$any", "$regex", "$contains", "$not_contains", "$prefix", "$suffix", "$not")
+MATCHERS = ("$any", "$regex", "$contains", "$not_contains", "$prefix", "$suffix", "$not", "$all")
 
 # Seconds one `$regex` match may take. A sane pattern matches a reply in microseconds.
 REGEX_TIMEOUT = 1.0
@@ -93,6 +94,10 @@ def _match_matcher(matcher: Mapping[str, Any], actual: Any, path: str) -> list[M
     (name, argument), = matcher.items()
     if name == "$any":
         return []
+    if name == "$all":
+        if not isinstance(argument, list):
+            return [Mismatch(path, dict(matcher), _shown(actual), "$all takes a list of expectations")]
+        return [m for want in argument for m in match(want, actual, path)]  # pyright: ignore[reportUnknownVariableType]
     if name == "$not":
         if actual is not _MISSING and not match(argument, actual):
             return [Mismatch(path, dict(matcher), actual, "matches what $not excludes")]

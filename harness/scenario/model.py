@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.contents import (
+    JSON,
     ApprovalRequest,
     ApprovalResponse,
     Content,
@@ -97,6 +98,8 @@ def _behaviour(spec: BehaviourSpec) -> ToolBehaviour:
         return ToolBehaviour("raise", spec.raise_, terminate, add_tools, delay, spec.exception)
     if spec.request_input is not None:
         return ToolBehaviour("request_input", spec.request_input, terminate, add_tools, delay)
+    if spec.return_parts is not None:
+        return ToolBehaviour("return_parts", list[JSON](spec.return_parts), terminate, add_tools, delay)
     return ToolBehaviour("return", spec.return_, terminate, add_tools, delay)
 
 

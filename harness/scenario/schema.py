@@ -166,6 +166,10 @@ class BehaviourSpec(Strict):
     return_: Any = Field(default=None, alias="return")
     raise_: str | None = Field(default=None, alias="raise")
     request_input: Any = None
+    return_parts: list[str] | None = Field(
+        default=None, min_length=2,
+        description="Return several text contents instead of one value (how each loop renders them differs: "
+                    "expectations match the parts with $contains).")
     exception: ExceptionName | None = Field(
         default=None, description="With 'raise': the built-in exception type raised (default: a RuntimeError).")
     delay: int = Field(
@@ -177,8 +181,9 @@ class BehaviourSpec(Strict):
 
     @model_validator(mode="after")
     def _one_kind(self) -> BehaviourSpec:
-        if (self.raise_ is not None) + (self.request_input is not None) + (self.return_ is not None) > 1:
-            raise ValueError("a behaviour takes at most one of 'return', 'raise', 'request_input'")
+        kinds = (self.raise_, self.request_input, self.return_, self.return_parts)
+        if sum(kind is not None for kind in kinds) > 1:
+            raise ValueError("a behaviour takes at most one of 'return', 'return_parts', 'raise', 'request_input'")
         if self.exception is not None and self.raise_ is None:
             raise ValueError("'exception' names the type a 'raise' behaviour raises: it needs 'raise'")
         return self

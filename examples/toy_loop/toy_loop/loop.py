@@ -106,7 +106,7 @@ class ToyLoop:
         except Exception as error:  # any tool failure becomes the call's error result, and the loop goes on
             detail = f": {type(error).__name__}: {error}" if self.config.include_detailed_errors else "."
             return FunctionResult(call.call_id, f"Error: the tool failed{detail}", error=True)
-        return FunctionResult(call.call_id, _as_text(outcome.value))
+        return FunctionResult(call.call_id, _as_text(list(outcome.parts) if outcome.parts else outcome.value))
 
     def _limit_reached(self, executed: int, errors_in_row: int) -> bool:
         max_calls = self.config.max_function_calls

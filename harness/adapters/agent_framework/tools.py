@@ -73,7 +73,7 @@ def _input_request(payload: JSON) -> Content:
 
 
 def _body(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> Callable[..., Awaitable[Any]]:
-    async def run(arguments: dict[str, JSON], context: Any) -> JSON:
+    async def run(arguments: dict[str, JSON], context: Any) -> JSON | list[Content]:
         scope = _SCOPE.get()
         outcome = await tool.run(arguments, scope.call_id if scope else None)
         if outcome.input_requests:
@@ -87,15 +87,17 @@ def _body(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> Callable[..., Aw
                 # The framework flags progressive tool exposure as experimental; that is not the scenario's concern.
                 warnings.simplefilter("ignore")
                 context.add_tools([catalogue[name] for name in outcome.add_tools])
+        if outcome.parts:  # several contents: the framework's own multi-part result
+            return [Content.from_text(part) for part in outcome.parts]
         return outcome.value
 
     if FEATURES.context_add_tools:
-        async def with_context(ctx: FunctionInvocationContext, **arguments: JSON) -> JSON:
+        async def with_context(ctx: FunctionInvocationContext, **arguments: JSON) -> JSON | list[Content]:
             return await run(arguments, ctx)
 
         return with_context
 
-    async def plain(**arguments: JSON) -> JSON:
+    async def plain(**arguments: JSON) -> JSON | list[Content]:
         return await run(arguments, None)
 
     return plain

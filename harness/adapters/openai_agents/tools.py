@@ -105,7 +105,7 @@ def _invoker(tool: Tool, state: ToolState) -> Any:
         if outcome.terminate:
             state.terminating.add(context.tool_call_id)
         state.added.update(outcome.add_tools)
-        return outcome.value
+        return list[JSON](outcome.parts) if outcome.parts else outcome.value
 
     return invoke
 

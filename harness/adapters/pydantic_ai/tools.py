@@ -66,8 +66,9 @@ def _body(tool: ScenarioTool) -> Any:
         if outcome.input_requests:
             raise CallDeferred({INPUT_REQUESTS: list(outcome.input_requests)}, kind="question")
         if outcome.add_tools:
-            return ToolReturn(outcome.value, tools=list(outcome.add_tools))
-        return outcome.value
+            return ToolReturn(list[JSON](outcome.parts) if outcome.parts else outcome.value,
+                              tools=list(outcome.add_tools))
+        return list[JSON](outcome.parts) if outcome.parts else outcome.value
 
     return run
 

@@ -49,7 +49,8 @@ def wrap_tool(tool: Tool) -> LoopTool:
         outcome = await tool.run(arguments, call_id)
         if outcome.input_requests:
             raise UserInputRequired(outcome.input_requests)
-        return ToolReturn(outcome.value, outcome.terminate, outcome.add_tools)
+        value: JSON = list[JSON](outcome.parts) if outcome.parts else outcome.value
+        return ToolReturn(value, outcome.terminate, outcome.add_tools)
 
     return LoopTool(tool.name, run, tool.spec.approval_required, tool.spec.parameters)
 
