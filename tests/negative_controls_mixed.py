@@ -4,18 +4,16 @@ mixed-batch design in the reference loop, and at least one bundled scenario of `
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
+
+from negative_controls_limits import LimitControl
 
 from harness.adapters.reference import approvals
 from harness.adapters.reference.loop import (
     ReferenceLoop,
     _RunState,  # pyright: ignore[reportPrivateUsage]
 )
-from harness.contents import ApprovalResponse, FunctionCall, Message
-
-BUNDLED = Path(__file__).resolve().parent.parent / "scenarios"
+from harness.contents import ApprovalResponse, FunctionCall
 
 
 def _approve(occurrence: approvals.CallOccurrence, at: int) -> None:
@@ -44,12 +42,9 @@ def _release_every_batch(scan: approvals.Scan) -> None:
     if released:
         at = min(o.decision_at for o in released)
         for members in approvals.batches(scan):
-            paused, quiet = approvals.split_batch(members)
-            if paused:
-                for occurrence in (o for o in members if o.held):
-                    occurrence.held = False
-                    _approve(occurrence, at)
-                del quiet
+            for occurrence in (o for o in members if o.held):
+                occurrence.held = False
+                _approve(occurrence, at)
 
 
 class _WithHoldPolicy(ReferenceLoop):
@@ -97,27 +92,14 @@ class RunsSafeCallsEarly(ReferenceLoop):
         return await super()._process_calls(calls, state)
 
 
-@dataclass(frozen=True)
-class MixedControl:
-    loop: type[ReferenceLoop]
-    scenario: str
-    check: str | None = None
-
-    @property
-    def scenario_path(self) -> Path:
-        return BUNDLED / self.scenario
-
-
-MIXED_CONTROLS: tuple[MixedControl, ...] = (
-    MixedControl(RunsSafeCallsEarly, "mixed/safe-and-gated-session.yaml"),
-    MixedControl(RunsSafeCallsEarly, "mixed/safe-and-gated-caller-history.yaml"),
-    MixedControl(DropsHeldCalls, "mixed/safe-and-gated-session.yaml"),
-    MixedControl(DropsHeldCalls, "mixed/safe-and-gated-caller-history.yaml"),
-    MixedControl(DropsHeldCalls, "mixed/restored-state.yaml"),
-    MixedControl(RunsHeldCallsOnAnyTurn, "mixed/unrelated-turn.yaml"),
-    MixedControl(RunsHeldCallsOfEveryBatch, "mixed/abandoned-batches.yaml"),
-    MixedControl(RunsHeldCallsAfterTheApproved, "mixed/safe-and-gated-session.yaml", "parallel-order"),
-    MixedControl(RunsHeldCallsAfterTheApproved, "mixed/safe-and-gated-caller-history.yaml", "parallel-order"),
+MIXED_CONTROLS: tuple[LimitControl, ...] = (
+    LimitControl(RunsSafeCallsEarly, "mixed/safe-and-gated-session.yaml"),
+    LimitControl(RunsSafeCallsEarly, "mixed/safe-and-gated-caller-history.yaml"),
+    LimitControl(DropsHeldCalls, "mixed/safe-and-gated-session.yaml"),
+    LimitControl(DropsHeldCalls, "mixed/safe-and-gated-caller-history.yaml"),
+    LimitControl(DropsHeldCalls, "mixed/restored-state.yaml"),
+    LimitControl(RunsHeldCallsOnAnyTurn, "mixed/unrelated-turn.yaml"),
+    LimitControl(RunsHeldCallsOfEveryBatch, "mixed/abandoned-batches.yaml"),
+    LimitControl(RunsHeldCallsAfterTheApproved, "mixed/safe-and-gated-session.yaml", "parallel-order"),
+    LimitControl(RunsHeldCallsAfterTheApproved, "mixed/safe-and-gated-caller-history.yaml", "parallel-order"),
 )
-
-__all__ = ["MIXED_CONTROLS", "Message", "MixedControl"]

@@ -226,3 +226,12 @@ def test_a_later_round_reusing_a_batchs_ids_in_another_order_is_not_judged_again
 
     rounds = [_calls("x", "y"), _results("x", "y"), _calls("y", "x"), _results("y", "x")]
     assert _order_problems(rounds) == []
+
+
+def test_the_format_offers_exactly_the_exception_types_the_fakes_can_raise() -> None:
+    from typing import get_args
+
+    from harness.scenario.schema import ExceptionName
+    from harness.script import _BUILTIN_EXCEPTIONS  # pyright: ignore[reportPrivateUsage]
+
+    assert set(get_args(ExceptionName)) == set(_BUILTIN_EXCEPTIONS)

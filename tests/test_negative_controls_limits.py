@@ -1,10 +1,12 @@
-"""Breaking any one rule of "Errors, control flow, and limits" in the reference loop fails a bundled scenario."""
+"""Breaking any one rule of "Errors, control flow, and limits", of continuation and recovery, or of the spec's
+mixed-batch design in the reference loop fails a bundled scenario."""
 
 from __future__ import annotations
 
 import pytest
 from negative_controls import adapter_for
 from negative_controls_limits import LIMIT_CONTROLS, LimitControl
+from negative_controls_mixed import MIXED_CONTROLS
 
 from harness import MODES, Mode, load_scenario, run_scenario
 from harness.adapters.reference import ReferenceAdapter
@@ -16,8 +18,9 @@ def _modes(control: LimitControl) -> tuple[Mode, ...]:
     return MODES if only is None else (only.only,)
 
 
+CONTROLS = (*LIMIT_CONTROLS, *MIXED_CONTROLS)
 CASES = [pytest.param(c, mode, id=f"{c.loop.__name__}-{c.scenario_path.stem}-{mode}")
-         for c in LIMIT_CONTROLS for mode in _modes(c)]
+         for c in CONTROLS for mode in _modes(c)]
 
 
 @pytest.mark.parametrize(("control", "mode"), CASES)
@@ -31,7 +34,7 @@ async def test_the_broken_rule_fails_the_scenario(control: LimitControl, mode: M
         assert control.check in failing, failing
 
 
-@pytest.mark.parametrize("path", sorted({c.scenario_path for c in LIMIT_CONTROLS}), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted({c.scenario_path for c in CONTROLS}), ids=lambda p: p.stem)
 async def test_the_reference_loop_passes_the_same_scenarios(path: object) -> None:
     scenario = load_scenario(path)  # type: ignore[arg-type]
     modes = MODES if scenario.spec.modes is None else (scenario.spec.modes.only,)

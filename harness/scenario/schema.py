@@ -10,38 +10,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-CAPABILITIES = (
-    "approval",
-    "declaration-only",
-    "user-input",
-    "middleware-termination",
-    "runtime-tool-changes",
-    "invocation-kwargs",
-    "sessions",
-    "hosted-tools",
-    "reasoning",
-    "informational-only",
-    "occurrence-identity",
-    "service-continuation",
-    "session-serialization",
-    "persisted-budgets",
-)
-CapabilityName = Literal[
-    "approval",
-    "declaration-only",
-    "user-input",
-    "middleware-termination",
-    "runtime-tool-changes",
-    "invocation-kwargs",
-    "sessions",
-    "hosted-tools",
-    "reasoning",
-    "informational-only",
-    "occurrence-identity",
-    "service-continuation",
-    "session-serialization",
-    "persisted-budgets",
-]
+from harness.contract import Capability
+
+# The capability names are the adapter contract's: one list, so a scenario can require only what adapters declare.
+CapabilityName = Capability
 
 
 # Exception types a scripted tool may raise: built-ins only, so a scenario names no implementation's classes. KeyError

@@ -121,7 +121,7 @@ class Scan:
         return occurrence
 
     def first(self, call_id: str, *, unbound: bool = False, undecided: bool = False,
-              decided: bool = False, unplaced: bool = False) -> CallOccurrence | None:
+              decided: bool = False, unplaced: bool = False, unasked: bool = False) -> CallOccurrence | None:
         """The earliest open occurrence of `call_id` that meets the conditions."""
         for occurrence in self.occurrences:
             if occurrence.closed or occurrence.call.call_id != call_id:
@@ -133,6 +133,8 @@ class Scan:
             if decided and (occurrence.decision is None or occurrence.follow_up):
                 continue
             if unplaced and occurrence.placeholder:
+                continue
+            if unasked and occurrence.input_requested:
                 continue
             return occurrence
         return None
@@ -224,8 +226,7 @@ def _scan_content(scan: Scan, content: Content) -> list[_Kept]:
         if occurrence is not None:
             occurrence.follow_up = True  # the approved execution ran and asked for more input
         else:
-            asked = next((o for o in scan.occurrences if not o.closed and not o.input_requested
-                          and o.call.call_id == content.function_call.call_id), None)
+            asked = scan.first(content.function_call.call_id, unasked=True)
             if asked is not None:
                 asked.input_requested = True
     return [(content, None, None)]
