@@ -17,3 +17,10 @@ def adapter() -> AgentFrameworkAdapter:
     from harness.adapters.agent_framework.conversation import AgentFrameworkAdapter
 
     return AgentFrameworkAdapter()
+
+
+def stateless_adapter() -> AgentFrameworkAdapter:
+    """Entry point: the same framework driven by a caller that keeps its own history and holds no session."""
+    from harness.adapters.agent_framework.conversation import AgentFrameworkAdapter
+
+    return AgentFrameworkAdapter(stateless=True)

@@ -80,8 +80,11 @@ def _key(message: Message) -> str:
 
 
 class AgentFrameworkConversation:
-    def __init__(self, setup: ConversationSetup) -> None:
+    def __init__(self, setup: ConversationSetup, *, stateless: bool = False) -> None:
         self.setup = setup
+        # A stateless caller keeps its own history and holds no session object at all: the spec's manual-replay
+        # caller, whose decisions the layer must honour from the replayed transcript alone.
+        self.stateless = stateless
         self.catalogue = build_tools(setup.toolbox.tools)
         needs_middleware = any(b.terminate for t in setup.toolbox.tools.values() for b in t.spec.behaviours)
         client_type = ScriptedStoringChatClient if setup.service_stores_history else ScriptedChatClient
@@ -146,7 +149,9 @@ class AgentFrameworkConversation:
         updates: list[Update] = []
         final: Any = None
         error: RaisedError | None = None
-        client_kwargs: dict[str, Any] = {**turn.kwargs, "session": self.session}
+        client_kwargs: dict[str, Any] = {**turn.kwargs}
+        if not self.stateless:
+            client_kwargs["session"] = self.session
         with _captured_logs() as logs:
             try:
                 if self.setup.mode == "streaming":
@@ -190,8 +195,13 @@ class AgentFrameworkAdapter:
 
     name = "agent_framework"
 
-    def __init__(self) -> None:
+    def __init__(self, *, stateless: bool = False) -> None:
+        # The stateless variant (`agent_framework_stateless`) is the caller with no session object: scenarios whose
+        # history a session keeps are n/a for it.
         self.version = FEATURES.version
+        self.stateless = stateless
+        if stateless:
+            self.name = "agent_framework_stateless"
         capabilities: set[Capability] = {
             "approval", "declaration-only", "middleware-termination", "invocation-kwargs", "hosted-tools",
             "reasoning", "sessions", "user-input", "session-serialization",
@@ -203,7 +213,9 @@ class AgentFrameworkAdapter:
             capabilities.add("informational-only")
         if FEATURES.result_occurrence_id:
             capabilities.add("occurrence-identity")
+        if stateless:
+            capabilities -= {"sessions", "session-serialization"}
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
 
     def open(self, setup: ConversationSetup) -> AgentFrameworkConversation:
-        return AgentFrameworkConversation(setup)
+        return AgentFrameworkConversation(setup, stateless=self.stateless)
