@@ -47,6 +47,10 @@ Capability = Literal[
     "persisted-budgets",  # the saved session holds the loop's spent budgets (consecutive errors, function calls)
 ]
 
+# What a caller that keeps its own history and holds no session object cannot ask for: an adapter's stateless
+# variant drops these, and the scenarios needing them are n/a for it.
+SESSION_CAPABILITIES: frozenset[Capability] = frozenset({"sessions", "session-serialization", "persisted-budgets"})
+
 
 @dataclass(frozen=True)
 class LoopConfig:

@@ -37,8 +37,9 @@ def run_one(version: str, envs: Path, out: Path) -> None:
     subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", str(ROOT), f"agent-framework-core=={version}"],
                    check=True)
     target = out / f"{version}.json"
-    result = subprocess.run([python, "-m", "harness.cli", "run", "--impl", "agent_framework", "--json", str(target),
-                             "--no-reports"],
+    # Both callers: one that passes its session back, and the stateless one that keeps its own history only.
+    result = subprocess.run([python, "-m", "harness.cli", "run", "--impl", "agent_framework",
+                             "--impl", "agent_framework_stateless", "--json", str(target), "--no-reports"],
                             capture_output=True, text=True)
     summary = result.stdout.strip().splitlines()[-3:]
     print(f"{version}: exit {result.returncode}; " + " | ".join(summary), flush=True)

@@ -25,7 +25,9 @@ class KnownFailure(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     scenario: str
-    implementation: str
+    # One name, or several when variants of one implementation share the defect (a caller with and without a
+    # session): the entry then reads once, with one reason and one reproduction.
+    implementation: str | list[str] = Field(min_length=1)
     checks: list[str] = Field(min_length=1, description="Every check the defect makes fail.")
     modes: list[Literal["streaming", "non-streaming"]] = Field(default=["non-streaming", "streaming"])
     versions_from: str | None = Field(default=None, description="First affected release (inclusive).")
@@ -33,10 +35,14 @@ class KnownFailure(BaseModel):
     reason: str = Field(min_length=40)
     reproduction: str = Field(description="Path of a standalone reproduction, relative to the repository root.")
 
+    @property
+    def implementations(self) -> tuple[str, ...]:
+        return (self.implementation,) if isinstance(self.implementation, str) else tuple(self.implementation)
+
     def matches(self, result: ScenarioResult) -> bool:
         return (
             result.scenario == self.scenario
-            and result.implementation == self.implementation
+            and result.implementation in self.implementations
             and result.mode in self.modes
             and in_release_range(result.version, self.versions_from, self.versions_until)
         )

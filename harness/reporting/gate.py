@@ -99,10 +99,10 @@ class GateBaseline(BaseModel):
 def expand(known_failures: Iterable[KnownFailure]) -> list[CheckBaselineEntry]:
     """Per-scenario known failures as per-check entries: one per check id and mode, range and reason kept."""
     return [
-        CheckBaselineEntry(scenario=kf.scenario, check=check, implementation=kf.implementation, mode=mode,
+        CheckBaselineEntry(scenario=kf.scenario, check=check, implementation=implementation, mode=mode,
                            versions_from=kf.versions_from, versions_until=kf.versions_until,
                            reason=" ".join(kf.reason.split()), reproduction=kf.reproduction)
-        for kf in known_failures for mode in kf.modes for check in kf.checks
+        for kf in known_failures for implementation in kf.implementations for mode in kf.modes for check in kf.checks
     ]
 
 

@@ -26,6 +26,7 @@ from harness.adapters.agent_framework.features import FEATURES
 from harness.adapters.agent_framework.tools import TerminateOnRequest, build_tools
 from harness.contents import ApprovalResponse, Message, Response, Update
 from harness.contract import (
+    SESSION_CAPABILITIES,
     CallerView,
     Capability,
     ConversationSetup,
@@ -214,7 +215,7 @@ class AgentFrameworkAdapter:
         if FEATURES.result_occurrence_id:
             capabilities.add("occurrence-identity")
         if stateless:
-            capabilities -= {"sessions", "session-serialization"}
+            capabilities -= SESSION_CAPABILITIES
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
 
     def open(self, setup: ConversationSetup) -> AgentFrameworkConversation:

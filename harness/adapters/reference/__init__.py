@@ -17,6 +17,7 @@ from harness.adapters.reference.loop import (
 from harness.adapters.reference.session import InvalidSessionState, LoopSession, tampered
 from harness.contents import JSON, Message, Response, Text, Update
 from harness.contract import (
+    SESSION_CAPABILITIES,
     CallerView,
     Capability,
     ConversationSetup,
@@ -144,8 +145,15 @@ class ReferenceAdapter:
     name = "reference"
     capabilities = REFERENCE_CAPABILITIES
 
-    def __init__(self, factory: LoopFactory = _default_factory, name: str | None = None) -> None:
+    def __init__(self, factory: LoopFactory = _default_factory, name: str | None = None, *,
+                 stateless: bool = False) -> None:
         self._factory = factory
+        if stateless:
+            # The caller that keeps its own history and holds no session object: scenarios whose history a session
+            # keeps are n/a. The reference keeps nothing outside a caller-kept history, so this variant must agree
+            # with `reference` on every scenario both run; it is reported to show that the transcript suffices.
+            self.name = "reference_stateless"
+            self.capabilities = REFERENCE_CAPABILITIES - SESSION_CAPABILITIES
         if name is not None:
             self.name = name
         try:
@@ -162,3 +170,8 @@ class ReferenceAdapter:
 def adapter() -> ReferenceAdapter:
     """Entry point: the reference adapter."""
     return ReferenceAdapter()
+
+
+def stateless_adapter() -> ReferenceAdapter:
+    """Entry point: the reference loop driven by a caller that keeps its own history and holds no session."""
+    return ReferenceAdapter(stateless=True)
