@@ -3,6 +3,7 @@
 They speak the harness's value model (`harness.contents`, `harness.script`) and know no loop implementation.
 """
 
+from fakes.approval_rules import ScriptedApprovalRule, ScriptedApprovalRules
 from fakes.provider import ScriptedProvider
 from fakes.tools import ScriptedTool, ScriptedToolbox
 from harness.script import (
@@ -22,6 +23,8 @@ __all__ = [
     "ModelRequest",
     "ModelStep",
     "ScriptViolation",
+    "ScriptedApprovalRule",
+    "ScriptedApprovalRules",
     "ScriptedProvider",
     "ScriptedProviderError",
     "ScriptedResponseInvalidated",

@@ -69,11 +69,17 @@ class ApprovalRequest:
     function_call: FunctionCall
 
 
+# A caller's standing decision with an approval: approve this tool from now on ("tool"), or this tool with exactly
+# these arguments ("arguments"). Either stays within the call's hosted server, if it has one.
+Standing = Literal["tool", "arguments"]
+
+
 @dataclass(frozen=True)
 class ApprovalResponse:
     id: str
     approved: bool
     function_call: FunctionCall
+    standing: Standing | None = None
 
 
 @dataclass(frozen=True)

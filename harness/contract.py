@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
-from harness.contents import JSON, Message, Response, Update
+from harness.contents import JSON, FunctionCall, Message, Response, Update
 
 # The faults the fakes raise are part of what an adapter handles, so the contract re-exports them.
 from harness.script import ScriptedProviderError as ScriptedProviderError
@@ -45,6 +45,7 @@ Capability = Literal[
     "service-continuation",  # continues a provider-stored conversation by the conversation id its responses carry
     "session-serialization",  # the session can be saved (as JSON or the like) and restored before a turn
     "persisted-budgets",  # the saved session holds the loop's spent budgets (consecutive errors, function calls)
+    "approval-policy",  # an approval layer: standing decisions, auto-approval rules, one approval surfaced per run
 ]
 
 # What a caller that keeps its own history and holds no session object cannot ask for: an adapter's stateless
@@ -131,6 +132,32 @@ class Toolbox(Protocol):
         ...
 
 
+class AutoApprovalRule(Protocol):
+    """A rule the caller configures to approve calls without asking a person (recorded when asked)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def approves(self, call: FunctionCall) -> bool:
+        """Asked about one call that needs approval, as the model made it: True approves it."""
+        ...
+
+
+@dataclass(frozen=True)
+class ApprovalPolicy:
+    """The conversation runs behind an approval layer (an approval middleware, in some loops' words).
+
+    The layer keeps the caller's standing decisions (`ApprovalResponse.standing`) and applies each only to later
+    calls it covers: the same tool (and, for an argument-scoped decision, exactly the same arguments) within the
+    same hosted server. It asks `rules` about every call that needs approval, with the call as the model made it,
+    and runs the calls a rule approves without asking the caller, within the same function-call budget as the run.
+    It surfaces one unresolved approval per run; the others wait, and none of the batch runs before the caller has
+    answered them all. Its state survives a session save and restore.
+    """
+
+    rules: tuple[AutoApprovalRule, ...] = ()
+
+
 @dataclass(frozen=True)
 class ConversationSetup:
     """Everything an adapter needs for one scenario run in one mode.
@@ -139,7 +166,8 @@ class ConversationSetup:
     `toolbox.offered()` for the tools available at the start of a turn). `tool_choice` is the caller's option
     (``None`` leaves the implementation's default). `service_stores_history` says the provider is a service that
     stores the conversation and issues conversation ids (as a Responses-style API with storage on): a request
-    that continues an id needs only the items the service does not hold yet.
+    that continues an id needs only the items the service does not hold yet. `approval_policy`, when set, puts
+    the conversation behind an approval layer (capability ``approval-policy``).
     """
 
     scenario_id: str
@@ -150,6 +178,7 @@ class ConversationSetup:
     use_session: bool = False
     tool_choice: str | None = None
     service_stores_history: bool = False
+    approval_policy: ApprovalPolicy | None = None
 
 
 @dataclass(frozen=True)

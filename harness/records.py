@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from harness.contents import FunctionCall, Message, Text
 from harness.contract import CallerView, LoopConfig, Mode
-from harness.script import ModelRequest, ModelStep, ScriptViolation, ToolExecution, ToolSpec
+from harness.script import ModelRequest, ModelStep, RuleAsked, ScriptViolation, ToolExecution, ToolSpec
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,7 @@ class TurnRecord:
     crash: str | None = None  # the loop raised out of run_turn, or hung
     replays_history: bool = False  # the caller's input began with the conversation so far
     ran_before_requests: tuple[int, ...] = ()  # per model request of the turn: tool executions of the turn before it
+    rules_asked: tuple[RuleAsked, ...] = ()  # what the conversation's auto-approval rules were asked, in order
 
     def input_messages(self) -> tuple[Message, ...]:
         if isinstance(self.caller_input, str):
@@ -45,6 +46,7 @@ class RunSubject:
     config: LoopConfig
     tools: tuple[ToolSpec, ...]
     session: bool = False
+    approval_policy: bool = False  # the conversation runs behind an approval layer
 
 
 @dataclass

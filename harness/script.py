@@ -7,11 +7,12 @@ the harness but `harness.contents`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
-from harness.contents import JSON, Message, Response, Update
+from harness.contents import JSON, FunctionCall, Message, Response, Update
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,46 @@ class ToolExecution:
     tool: str
     arguments: Mapping[str, JSON]
     call_id: str | None
+
+
+@dataclass(frozen=True)
+class ApprovalRuleSpec:
+    """An auto-approval rule configured on a conversation: it approves a call of `tool`, optionally only with
+    exactly `arguments`, and only within hosted server `server` (``None``: local calls only, never a hosted one)."""
+
+    id: str
+    tool: str
+    arguments: Mapping[str, JSON] | None = None
+    server: str | None = None
+
+    def approves(self, call: FunctionCall) -> bool:
+        if call.name != self.tool or call.server_label != self.server:
+            return False
+        return self.arguments is None or same_arguments(self.arguments, call.arguments)
+
+
+def same_arguments(expected: Mapping[str, JSON], given: Mapping[str, JSON] | str) -> bool:
+    """Exactly the same arguments: the same names with equal JSON values; `{}` matches only a call without any."""
+    parsed: object = given
+    if isinstance(given, str):
+        try:
+            parsed = json.loads(given or "{}")
+        except ValueError:
+            return False
+    if not isinstance(parsed, Mapping):
+        return False
+    return json.dumps(dict(expected), sort_keys=True) == json.dumps(dict(cast(Mapping[str, JSON], parsed)),
+                                                                    sort_keys=True)
+
+
+@dataclass(frozen=True)
+class RuleAsked:
+    """One question an auto-approval rule was asked: the call it received, and its answer."""
+
+    turn: int
+    rule: str
+    call: FunctionCall
+    approved: bool
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,8 @@ def content_form(content: Content) -> dict[str, Any]:
     elif isinstance(content, ApprovalResponse):
         body = {"call_id": content.function_call.call_id, "approved": content.approved, "id": content.id,
                 "function_call": call_form(content.function_call)}
+        if content.standing is not None:
+            body["standing"] = content.standing
     elif isinstance(content, UserInputRequest):
         # Only the call id: implementations differ in how much of the paused call they repeat in the request.
         body = {"id": content.id}

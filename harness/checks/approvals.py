@@ -43,7 +43,7 @@ from harness.contents import (
 from harness.parameters import argument_problems
 from harness.records import RunRecord, TurnRecord
 from harness.results import CheckResult
-from harness.script import ToolExecution
+from harness.script import ToolExecution, same_arguments
 
 REJECTED_NEVER_RUNS = "rejected-never-runs"
 APPROVED_ONCE = "approved-once"
@@ -239,9 +239,31 @@ class _Analysis:
             for content in _contents(turn.response_messages()):
                 if isinstance(content, ApprovalRequest) and not _hosted(content):
                     self.targets.append(self._target(content.function_call, content.id, turn.index))
+        self.policy_approved = self._policy_approved() if run.scenario.approval_policy else {}
+        self.consumed: set[int] = set()
         for turn in run.turns:
             self._turn(turn)
         self._never_executed()
+
+    def _policy_approved(self) -> dict[int, list[FunctionCall]]:
+        """Under an approval layer, the model's calls needing approval that the layer may run without a per-call
+        decision, by the turn they were made in: those an auto-approval rule approved when asked, and those a
+        standing decision covers. A standing decision covers only calls the model makes after it (in the turn
+        whose input holds it or later) of the same tool within the same hosted server, and an argument-scoped one
+        only calls with exactly the same arguments: empty arguments stay empty, never "any"."""
+        standing: list[ApprovalResponse] = []
+        approved: dict[int, list[FunctionCall]] = {}
+        for turn in self.run.turns:
+            inputs = turn.caller_input if not isinstance(turn.caller_input, str) else ()
+            standing.extend(c for m in inputs for c in m.contents
+                            if isinstance(c, ApprovalResponse) and c.approved and c.standing is not None)
+            by_rule = {(a.call.call_id, a.call.name) for a in turn.rules_asked if a.approved}
+            for call in turn.served_calls():
+                if call.name not in self.gated_tools:
+                    continue
+                if (call.call_id, call.name) in by_rule or any(_covers(d, call) for d in standing):
+                    approved.setdefault(turn.index, []).append(call)
+        return approved
 
     def _target(self, call: FunctionCall, request_id: str, request_turn: int | None) -> _Target:
         # Approval does not make arguments valid: a call its tool's parameters refuse must never run (spec,
@@ -298,6 +320,9 @@ class _Analysis:
         decided = self._decisions(turn)
         runnable = [d.target for d in decided if not d.terminal and d.approved and d.target.approved]
         free = self._ungated_calls(turn)
+        # Calls the approval layer approved wait for their batch, so they may run in a later turn than their own.
+        by_policy = [c for k, calls in self.policy_approved.items() if k <= turn.index for c in calls
+                     if id(c) not in self.consumed]
         executed = Counter(_execution_key(e) for e in turn.executions)
         for key, count in executed.items():
             by_id = key[0] == "id"
@@ -305,6 +330,9 @@ class _Analysis:
             for target in runners[:count]:
                 target.executions += 1
             excess = count - len(runners) - sum(1 for call in free if _call_key(call, by_id) == key)
+            for call in [c for c in by_policy if _call_key(c, by_id) == key][:max(excess, 0)]:
+                self.consumed.add(id(call))
+                excess -= 1
             if excess > 0:
                 self._blame(turn, key, excess, decided)
         self._pauses_for_input(turn, runnable)
@@ -447,6 +475,18 @@ class _Analysis:
                 self.fail(APPROVAL_INERT, turn.index,
                           f"turn {turn.index + 1} replays the decision on call {_describe(target.call)}, whose "
                           f"result its input already holds, and its response holds {extra} new result(s) for it")
+
+
+def _covers(decision: ApprovalResponse, call: FunctionCall) -> bool:
+    """Whether a standing decision covers `call` (the spec's standing and argument-scoped rules)."""
+    made = decision.function_call
+    if made.name != call.name or made.server_label != call.server_label:
+        return False
+    if decision.standing == "tool":
+        return True
+    if isinstance(made.arguments, str):
+        return same_arguments(json.loads(made.arguments or "{}"), call.arguments)
+    return same_arguments(made.arguments, call.arguments)
 
 
 def _approval_id_note(target: _Target, results: Counter[str]) -> str:

@@ -16,7 +16,7 @@ from harness.results import CheckResult
 from harness.scenario.matchers import Mismatch, match
 from harness.scenario.schema import ContentSpec, ExpectSpec, MessageExpect, RequestExpect
 from harness.script import ModelRequest
-from harness.transcript import WRAPPERS, messages_form, stream_tokens
+from harness.transcript import WRAPPERS, call_form, messages_form, stream_tokens
 
 
 def expected_content(spec: ContentSpec) -> dict[str, Any]:
@@ -105,6 +105,8 @@ def check_turn(expect: ExpectSpec, turn: TurnRecord, tool_names: Sequence[str], 
         results.append(_verdict("expect.conversation-id", number, mismatches, expect.conversation_id, actual_id))
     if expect.executions is not None:
         results.append(_executions_check(expect.executions, turn, tool_names))
+    if expect.rules_asked is not None:
+        results.append(_rules_asked_check(expect.rules_asked, turn))
     if expect.model_calls is not None:
         count = len(turn.requests)
         ok = count == expect.model_calls
@@ -155,6 +157,15 @@ def _executions_check(expected: dict[str, int | list[dict[str, Any]]], turn: Tur
         else:
             mismatches.extend(match(want, runs, name))
     return _verdict("expect.executions", turn.index + 1, mismatches, expected, actual)
+
+
+def _rules_asked_check(expected: dict[str, Any], turn: TurnRecord) -> CheckResult:
+    """Each named auto-approval rule was asked about exactly these calls, in order, as the model made them."""
+    actual = {name: [call_form(asked.call) for asked in turn.rules_asked if asked.rule == name] for name in expected}
+    mismatches: list[Mismatch] = []
+    for name, want in expected.items():
+        mismatches.extend(match(want, actual[name], name))
+    return _verdict("expect.rules-asked", turn.index + 1, mismatches, expected, actual)
 
 
 def _request_check(request_expect: RequestExpect, turn: TurnRecord) -> CheckResult:

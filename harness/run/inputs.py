@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from harness.contents import ApprovalRequest, ApprovalResponse, Content, FunctionCall, FunctionResult, Message, Text
 from harness.records import TurnRecord
 from harness.scenario.model import Turn, build_content
+from harness.scenario.schema import STANDING_DECISIONS
 
 
 class TurnInputError(Exception):
@@ -37,7 +38,8 @@ def build_input(turn: Turn, earlier: Sequence[TurnRecord], labels: dict[str, tup
             decisions: list[Content] = []
             for ref, decision in item.approvals.items():
                 request = _find_request(ref, earlier, labels)
-                decisions.append(ApprovalResponse(request.id, decision == "approve", request.function_call))
+                decisions.append(ApprovalResponse(request.id, decision != "reject", request.function_call,
+                                                  STANDING_DECISIONS.get(decision)))
             messages.append(Message("user", tuple(decisions)))
     return tuple(messages)
 

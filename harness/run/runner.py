@@ -10,12 +10,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
+from fakes.approval_rules import ScriptedApprovalRules
 from fakes.provider import ScriptedProvider
 from fakes.tools import ScriptedToolbox
 from harness.checks.expectations import check_turn
 from harness.checks.invariants import INVARIANTS
 from harness.contents import JSON, Message, Response, Update
-from harness.contract import CallerView, Conversation, ConversationSetup, LoopAdapter, Mode, RaisedError, TurnInput
+from harness.contract import (
+    ApprovalPolicy,
+    CallerView,
+    Conversation,
+    ConversationSetup,
+    LoopAdapter,
+    Mode,
+    RaisedError,
+    TurnInput,
+)
 from harness.records import RunRecord, RunSubject, TurnRecord
 from harness.results import CheckResult, ScenarioResult, Verdict, overall
 from harness.run.inputs import TurnInputError, build_input
@@ -56,8 +66,10 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
 
     provider = ScriptedProvider([turn.steps for turn in scenario.turns], on_request)
     stores = any(step.response.conversation_id is not None for turn in scenario.turns for step in turn.steps)
+    rules = ScriptedApprovalRules(scenario.approval_rules)
+    policy = ApprovalPolicy(rules.rules) if scenario.spec.approval_policy is not None else None
     setup = ConversationSetup(scenario.id, mode, scenario.config, provider, toolbox, scenario.spec.session,
-                              scenario.spec.tool_choice, stores)
+                              scenario.spec.tool_choice, stores, policy)
     record = RunRecord(subject(scenario), adapter.name, mode)
     conversation = adapter.open(setup)
     try:
@@ -68,8 +80,9 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
                 record.input_problem = f"turn {turn.index + 1}: {problem}"
                 break
             provider.begin_turn(turn.index)
-            toolbox.turn = turn.index
+            toolbox.turn = rules.turn = turn.index
             requests_before, executions_before = len(provider.requests), len(toolbox.executions)
+            asked_before = len(rules.asked)
             earlier = tuple(r.response_messages() for r in record.turns if r.view.response is not None)
             view, crash = await _run_turn(conversation, _turn_input(turn, caller_input),
                                           turn_timeout)
@@ -80,6 +93,7 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
                 tuple(v for v in provider.violations if v.turn == turn.index), crash,
                 replays_history=not isinstance(turn.spec.input, str) and any(i.history for i in turn.spec.input),
                 ran_before_requests=tuple(n - executions_before for n in ran_before[requests_before:]),
+                rules_asked=tuple(rules.asked[asked_before:]),
             ))
             if crash is not None:
                 break
@@ -143,7 +157,8 @@ async def _close(conversation: Conversation, timeout: float) -> str | None:
 
 def subject(scenario: Scenario) -> RunSubject:
     """What the checks may know of `scenario`."""
-    return RunSubject(scenario.id, scenario.config, scenario.tools, scenario.spec.session)
+    return RunSubject(scenario.id, scenario.config, scenario.tools, scenario.spec.session,
+                      scenario.spec.approval_policy is not None)
 
 
 def judge(scenario: Scenario, record: RunRecord) -> list[CheckResult]:

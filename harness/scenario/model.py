@@ -35,7 +35,7 @@ from harness.scenario.schema import (
     ToolSpecModel,
     TurnSpec,
 )
-from harness.script import ModelStep, ToolBehaviour, ToolSpec
+from harness.script import ApprovalRuleSpec, ModelStep, ToolBehaviour, ToolSpec
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,12 @@ class Scenario:
     turns: tuple[Turn, ...]
     calls: dict[str, FunctionCall]  # scripted calls by call id and by label
     labels: dict[str, tuple[str, int]]  # label -> (call id, occurrence of that call id, from 1)
+
+    @property
+    def approval_rules(self) -> tuple[ApprovalRuleSpec, ...]:
+        policy = self.spec.approval_policy
+        rules = policy.auto_approve if policy is not None else []
+        return tuple(ApprovalRuleSpec(r.id, r.tool, r.arguments, r.server) for r in rules)
 
     @property
     def id(self) -> str:
@@ -136,7 +142,7 @@ def build_content(spec: ContentSpec, calls: dict[str, FunctionCall]) -> Content:
         assert spec.approval_response is not None
         a = spec.approval_response
         call = build_call(a.function_call) if a.function_call else calls[str(a.label or a.call_id)]
-        return ApprovalResponse(str(a.id or f"approval-{call.call_id}"), bool(a.approved), call)
+        return ApprovalResponse(str(a.id or f"approval-{call.call_id}"), bool(a.approved), call, a.standing)
     if kind == "user_input_request":
         assert spec.user_input_request is not None
         u = spec.user_input_request

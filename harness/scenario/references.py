@@ -14,6 +14,7 @@ from harness.errors import ScenarioProblem
 from harness.scenario.matchers import MATCHERS, InvalidPatternError, compile_pattern, is_matcher
 from harness.scenario.schema import (
     CONTENT_KEYS,
+    STANDING_DECISIONS,
     ApprovalRequestSpec,
     ApprovalResponseSpec,
     ContentSpec,
@@ -56,6 +57,11 @@ def reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[s
             if name not in tool_names:
                 yield _dangling(source, ("turns", t, "expect", "executions", name), "tool", name, tool_names,
                                 key=True)
+        rule_ids = {rule.id for rule in spec.approval_policy.auto_approve} if spec.approval_policy else set[str]()
+        for name in (turn.expect.rules_asked or {}):
+            if name not in rule_ids:
+                yield _dangling(source, ("turns", t, "expect", "rules_asked", name), "auto-approval rule", name,
+                                rule_ids, key=True)
         for r, request in enumerate(turn.expect.requests or []):
             if request.call > len(turn.model):
                 yield problem_at(source, ("turns", t, "expect", "requests", r, "call"), "dangling-reference",
@@ -68,6 +74,8 @@ _FEATURE_CAPABILITIES = {
     "restore_session": ("session-serialization", "a turn with 'restore_session'"),
     "session_changes": ("persisted-budgets", "a turn that changes persisted counters"),
     "conversation_id": ("service-continuation", "a model step with 'conversation_id'"),
+    "approval_policy": ("approval-policy", "'approval_policy'"),
+    "standing": ("approval-policy", "a standing approval decision"),
 }
 
 
@@ -78,7 +86,20 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
             yield problem_at(source, path, "missing-capability", f"{what} needs '{capability}' in 'requires'",
                              f"add it: requires: [{', '.join([*spec.requires, capability])}]")
 
+    if spec.approval_policy is not None:
+        yield from missing("approval_policy", ("approval_policy",))
+        if not spec.session:
+            yield problem_at(source, ("approval_policy",), "missing-capability",
+                             "'approval_policy' needs 'session: true': the layer keeps its state in the session",
+                             "add 'session: true' and 'sessions' to 'requires'")
     for t, turn in enumerate(spec.turns):
+        for i, item in enumerate(turn.input if isinstance(turn.input, list) else []):
+            for ref, decision in (item.approvals or {}).items():
+                if decision in STANDING_DECISIONS:
+                    yield from missing("standing", ("turns", t, "input", i, "approvals", ref))
+            for c, content in enumerate(item.message.contents if item.message is not None else []):
+                if content.approval_response is not None and content.approval_response.standing is not None:
+                    yield from missing("standing", ("turns", t, "input", i, "message", "contents", c))
         if turn.restore_session is not False:
             yield from missing("restore_session", ("turns", t, "restore_session"))
             if not isinstance(turn.restore_session, bool):
@@ -103,6 +124,10 @@ def _script_references(source: YamlSource, t: int, steps: Sequence[ModelStepSpec
             known = set(references)
             for c, content in enumerate(contents):
                 yield from _content_problems(source, (*base, c), content, known)
+                request = content.approval_request
+                if request is not None and request.function_call is not None:
+                    # A provider's own (hosted) approval request: the caller may decide on it by its call id.
+                    references.add(str(request.function_call.call_id))
                 call = content.function_call
                 if call is None:
                     continue

@@ -78,6 +78,9 @@ class ApprovalResponseSpec(Strict):
     approved: Any = True
     id: Any = None
     function_call: FunctionCallSpec | None = None
+    standing: Literal["tool", "arguments"] | None = Field(
+        default=None, description="With an approval: also approve later calls of this tool ('tool') or of this tool "
+                                  "with exactly these arguments ('arguments'), within the call's hosted server.")
 
 
 class UserInputRequestSpec(Strict):
@@ -174,6 +177,34 @@ class ToolSpecModel(Strict):
     offered: bool = Field(default=True, description="False: only available after another tool adds it.")
 
 
+class AutoApprovalRuleSpec(Strict):
+    """A rule that approves calls without asking the caller: by tool name, optionally exact arguments, and within a
+    hosted server."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_-]+$", description="The name expectations use for this rule.")
+    tool: str = Field(description="It approves calls of this tool only.")
+    arguments: dict[str, Any] | None = Field(
+        default=None, description="Only with exactly these arguments ({} matches only a call without arguments); "
+                                  "absent: any arguments.")
+    server: str | None = Field(
+        default=None, min_length=1,
+        description="Only calls of this hosted server (server_label); absent: local calls only, never hosted ones.")
+
+
+class ApprovalPolicySpec(Strict):
+    """The conversation runs behind an approval layer: it keeps the caller's standing decisions, asks its
+    auto-approval rules about each call that needs approval, and surfaces one unresolved approval per run."""
+
+    auto_approve: list[AutoApprovalRuleSpec] = Field(default_factory=list[AutoApprovalRuleSpec])
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> ApprovalPolicySpec:
+        ids = [rule.id for rule in self.auto_approve]
+        if len(ids) != len(set(ids)):
+            raise ValueError("auto-approval rule ids must be unique")
+        return self
+
+
 class ConfigSpec(Strict):
     enabled: bool = True
     max_iterations: int | None = Field(default=None, ge=1)
@@ -216,6 +247,11 @@ class ModelStepSpec(Strict):
         return self
 
 
+Decision = Literal["approve", "reject", "approve-always", "approve-always-with-arguments"]
+STANDING_DECISIONS: dict[str, Literal["tool", "arguments"]] = {
+    "approve-always": "tool", "approve-always-with-arguments": "arguments"}
+
+
 class InputItemSpec(Strict):
     """One item of a turn's caller input."""
 
@@ -225,9 +261,10 @@ class InputItemSpec(Strict):
     history: Literal["previous"] | None = Field(
         default=None, description="Replay every earlier turn's input and response, as a caller keeping history."
     )
-    approvals: dict[str, Literal["approve", "reject"]] | None = Field(
-        default=None, description="Decisions on earlier approval requests, by call id or label, in one message."
-    )
+    approvals: dict[str, Decision] | None = Field(
+        default=None, description="Decisions on earlier approval requests, by call id or label, in one message: "
+                                  "'approve-always' also approves later calls of the tool, "
+                                  "'approve-always-with-arguments' later calls with exactly the same arguments.")
 
     @model_validator(mode="after")
     def _one_kind(self) -> InputItemSpec:
@@ -273,6 +310,10 @@ class ExpectSpec(Strict):
     conversation_id: Any = Field(
         default=None, description="The conversation id of the caller-visible response; null: none. Unchecked if "
                                   "absent.")
+    rules_asked: dict[str, Any] | None = Field(
+        default=None, description="Per auto-approval rule id: the calls it was asked about during this turn, in "
+                                  "order, as function_call mappings (exact unless matchers say otherwise); rules "
+                                  "not named are unchecked.")
 
 
 class SessionChangesSpec(Strict):
@@ -309,6 +350,8 @@ class ScenarioSpec(Strict):
     tool_choice: str | None = None
     tools: list[ToolSpecModel] = Field(default_factory=list[ToolSpecModel])
     config: ConfigSpec = Field(default_factory=ConfigSpec)
+    approval_policy: ApprovalPolicySpec | None = Field(
+        default=None, description="Run the conversation behind an approval layer (capability approval-policy).")
     not_observable: str | None = Field(
         default=None, min_length=20,
         description="Why the rows cannot be observed from outside the loop; such a scenario has no turns and is "

@@ -10,6 +10,7 @@ from typing import Any, cast
 
 from agent_framework import Agent, AgentSession, FunctionTool
 from agent_framework import Message as FwMessage
+from harness.adapters.agent_framework.approval_layer import approval_middleware, decision_on
 from harness.adapters.agent_framework.client import (
     INVALIDATION_ERRORS,
     ScriptedChatClient,
@@ -96,7 +97,8 @@ class AgentFrameworkConversation:
         )
         # A session-managed scenario talks to an agent, whose history provider keeps the conversation; otherwise
         # the caller keeps history and talks to the chat client, still passing a session for approval binding.
-        self.agent = Agent(self.client, tools=self._offered()) if setup.use_session else None
+        self.agent = Agent(self.client, tools=self._offered(), middleware=approval_middleware(setup.approval_policy)
+                           ) if setup.use_session else None
         self.session = self.agent.create_session() if self.agent is not None else AgentSession()
         self._returned: list[Any] = []  # ChatResponse, or AgentResponse in session mode
         # The framework objects this conversation returned or was given, so that a caller replaying history hands
@@ -115,7 +117,7 @@ class AgentFrameworkConversation:
         for content in message.contents:
             request = self._requests.get(content.id) if isinstance(content, ApprovalResponse) else None
             if isinstance(content, ApprovalResponse) and request is not None:
-                contents.append(request.to_function_approval_response(content.approved))
+                contents.append(decision_on(request, content))
             else:
                 contents.append(to_framework(content))
         return FwMessage(message.role, contents)
@@ -205,7 +207,7 @@ class AgentFrameworkAdapter:
             self.name = "agent_framework_stateless"
         capabilities: set[Capability] = {
             "approval", "declaration-only", "middleware-termination", "invocation-kwargs", "hosted-tools",
-            "reasoning", "sessions", "user-input", "session-serialization",
+            "reasoning", "sessions", "user-input", "session-serialization", "approval-policy",
             "service-continuation",
         }
         if FEATURES.context_add_tools:

@@ -25,6 +25,7 @@ from harness.contents import (
     Reasoning,
     Response,
     Role,
+    Standing,
     Text,
     Update,
     Usage,
@@ -36,6 +37,20 @@ _ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
 
 
 # --- neutral -> framework -------------------------------------------------------------------------------------
+
+
+# How the framework's approval middleware marks a standing decision on an approval response (its public helpers
+# `create_always_approve_tool_response` and `..._with_arguments_response` write the same).
+STANDING_PROPERTY = "tool_approval"
+STANDING_SCOPE = "always_approve"
+STANDING_SCOPES: dict[Standing, str] = {"tool": "tool", "arguments": "tool_with_arguments"}
+
+
+def standing_of(content: Any) -> Standing | None:
+    properties: Mapping[str, Any] = getattr(content, "additional_properties", None) or {}
+    marked: Any = properties.get(STANDING_PROPERTY)
+    scope: Any = cast(Mapping[str, Any], marked).get(STANDING_SCOPE) if isinstance(marked, Mapping) else None
+    return next((ours for ours, theirs in STANDING_SCOPES.items() if theirs == scope), None)
 
 
 def call_to_framework(call: FunctionCall) -> FwContent:
@@ -70,8 +85,11 @@ def to_framework(content: Content) -> FwContent:
     if isinstance(content, ApprovalRequest):
         return FwContent.from_function_approval_request(content.id, call_to_framework(content.function_call))
     if isinstance(content, ApprovalResponse):
-        return FwContent.from_function_approval_response(content.approved, content.id,
-                                                         call_to_framework(content.function_call))
+        response = FwContent.from_function_approval_response(content.approved, content.id,
+                                                             call_to_framework(content.function_call))
+        if content.standing is not None:
+            response.additional_properties[STANDING_PROPERTY] = {STANDING_SCOPE: STANDING_SCOPES[content.standing]}
+        return response
     if isinstance(content, Usage):
         usage: Any = {"input_token_count": content.input_tokens, "output_token_count": content.output_tokens}
         return FwContent.from_usage(usage)
@@ -124,7 +142,8 @@ def from_framework(content: Any) -> list[Content]:
     if kind == "function_approval_request":
         return [ApprovalRequest(str(content.id), call_from_framework(content.function_call))]
     if kind == "function_approval_response":
-        return [ApprovalResponse(str(content.id), bool(content.approved), call_from_framework(content.function_call))]
+        return [ApprovalResponse(str(content.id), bool(content.approved), call_from_framework(content.function_call),
+                                 standing_of(content))]
     if kind == "usage":
         details = cast(Mapping[str, Any], content.usage_details or {})
         return [Usage(int(details.get("input_token_count") or 0), int(details.get("output_token_count") or 0))]

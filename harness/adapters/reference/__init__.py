@@ -33,12 +33,12 @@ LoopFactory = Callable[[ConversationSetup, Mapping[str, LoopTool]], ReferenceLoo
 REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
      "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "occurrence-identity",
-     "service-continuation", "session-serialization", "persisted-budgets"}
+     "service-continuation", "session-serialization", "persisted-budgets", "approval-policy"}
 )
 
 
 def _default_factory(setup: ConversationSetup, catalog: Mapping[str, LoopTool]) -> ReferenceLoop:
-    return ReferenceLoop(setup.provider, setup.config, catalog)
+    return ReferenceLoop(setup.provider, setup.config, catalog, setup.approval_policy)
 
 
 def wrap_tool(tool: Tool) -> LoopTool:

@@ -38,8 +38,8 @@ sees a call without a result while the caller can still decide on it later.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from harness.contents import (
     APPROVAL_PENDING,
@@ -144,11 +144,13 @@ class Scan:
 
 
 def normalise(messages: Sequence[Message], *, restore_calls: bool = True,
-              hold: Callable[[Scan], None] | None = None) -> Normalised:
+              hold: Callable[[Scan], None] | None = None, queued: Mapping[str, str] | None = None) -> Normalised:
     """Scan `messages` in order; see the module docstring for the rules.
 
     `restore_calls=False` when the loop continues a service-held conversation: the service already holds the calls
     that wrappers name, so they are tracked but not restored inline (resending them would duplicate them).
+    `queued` maps the call id of each approval request an approval layer has not surfaced yet to the request's
+    id: such a call is paused for approval like one whose request the caller saw.
     """
     scan = Scan(restore_calls)
     scan.claimed = {c.occurrence_id for m in messages for c in m.contents
@@ -164,6 +166,11 @@ def normalise(messages: Sequence[Message], *, restore_calls: bool = True,
         if kept:
             scan.out.append(kept)
             scan.roles.append(message.role)
+    for call_id, request_id in (queued or {}).items():
+        occurrence = scan.first(call_id, unbound=True)
+        if occurrence is not None and request_id not in scan.by_request:
+            occurrence.request_id = request_id
+            scan.by_request[request_id] = occurrence
     (hold or resolve_held_calls)(scan)
     pending = [o for o in scan.occurrences if o.pending]
     placed = {placeholder for kept in scan.out for _, _, placeholder in kept if placeholder is not None}
@@ -206,7 +213,8 @@ def _scan_content(scan: Scan, content: Content) -> list[_Kept]:
         return [(content.function_call, restored, None)]
     if isinstance(content, ApprovalResponse):
         if is_hosted(content):
-            return [(content, None, None)]
+            # The service gets the decision; a standing scope is the caller's instruction to the loop's layer.
+            return [(replace(content, standing=None), None, None)]
         _bind_decision(scan, content)
         return []
     if isinstance(content, FunctionResult) and content.result == APPROVAL_PENDING:

@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from harness.adapters.reference import approvals
+from harness.adapters.reference.policy import ApprovalLayer
 from harness.adapters.reference.session import LoopSession, Outbox
 from harness.contents import (
     JSON,
     ApprovalRequest,
+    ApprovalResponse,
     Content,
     FunctionCall,
     FunctionResult,
@@ -30,7 +32,7 @@ from harness.contents import (
     UserInputRequest,
     fold_updates,
 )
-from harness.contract import LoopConfig
+from harness.contract import ApprovalPolicy, LoopConfig
 from harness.limits import DEFAULT_MAX_CONSECUTIVE_ERRORS, DEFAULT_MAX_ITERATIONS
 from harness.parameters import argument_problems
 
@@ -132,16 +134,22 @@ class _RunState:
     continuation: Continuation = field(default_factory=Continuation)
     service_owned: int = 0  # how many leading history messages the continued service conversation already holds
     session: LoopSession | None = None
+    # hosted approval requests of the last model response that the approval layer answered itself
+    hosted_approved: list[ApprovalResponse] = field(default_factory=lambda: [])
 
 
 class ReferenceLoop:
     """Runs the function-calling loop over a model client; `run` yields the caller-visible updates in order."""
 
-    def __init__(self, model: ModelClient, config: LoopConfig, catalog: Mapping[str, LoopTool] | None = None) -> None:
-        """`catalog` holds tools that a running tool may add for the next iteration."""
+    def __init__(self, model: ModelClient, config: LoopConfig, catalog: Mapping[str, LoopTool] | None = None,
+                 policy: ApprovalPolicy | None = None) -> None:
+        """`catalog` holds tools that a running tool may add for the next iteration; `policy` puts the loop behind
+        an approval layer (see `policy`), whose state lives in the session."""
         self.model = model
         self.config = config
         self.catalog = dict(catalog or {})
+        self.layer = ApprovalLayer(policy) if policy is not None else None
+        self._queued: Mapping[str, str] = {}
         self._request_numbers = itertools.count(1)  # approval request ids are unique per occurrence
         self._responses = itertools.count(1)  # model responses, for the occurrence ids of their calls
 
@@ -193,6 +201,9 @@ class ReferenceLoop:
         """Yields (streamed update, response message, whether the message joins the previous one)."""
         state = _RunState({t.name: t for t in tools}, self.caller_history(messages), tool_choice or "auto", kwargs,
                           continuation=continuation, session=session)
+        if self._layered(state):
+            assert state.session is not None
+            state.session.approvals.learn(state.history)
         if not self.config.enabled:
             async for update, message in self._model_turn(state, streaming, tool_choice=tool_choice):
                 yield update, message, False
@@ -218,6 +229,12 @@ class ReferenceLoop:
             state.iterations += 1
             calls = [c for m in response_messages for c in m.contents
                      if isinstance(c, FunctionCall) and self._actionable(c)]
+            if state.hosted_approved:
+                # The layer answered the service's own approval requests: the service gets the answers next call.
+                state.history.append(Message("user", tuple(state.hosted_approved)))
+                state.hosted_approved = []
+                if not calls and not limit_reached:
+                    continue
             if limit_reached or not calls:
                 if limit_reached and not self._has_visible_content(response_messages):
                     fallback = Message("assistant", (Text(LIMIT_FALLBACK_TEXT),))
@@ -251,7 +268,9 @@ class ReferenceLoop:
             stamped = [Message(m.role, occurrences.stamp(m.contents)) for m in response.messages]
             for message in self._keep_after_limit(stamped, tool_choice):
                 state.history.append(message)
-                yield None, message
+                visible = self._answer_hosted_requests(message.contents, state)
+                if visible:
+                    yield None, Message(message.role, visible)
             if response.conversation_id is not None:
                 state.service_owned = len(state.history)
             return
@@ -267,13 +286,31 @@ class ReferenceLoop:
             if kept is not None:
                 updates.append(kept)
                 state.model_message_id = kept.message_id
-                yield kept, None
+                visible = self._answer_hosted_requests(kept.contents, state)
+                if visible or not kept.contents or kept.conversation_id is not None:
+                    yield Update(kept.role, visible, kept.message_id, kept.finish_reason, kept.conversation_id), None
         continuation.current = continuation.returned or continuation.current
         for message in fold_updates(updates).messages:
             state.history.append(message)
-            yield None, message
+            visible = tuple(c for c in message.contents if not _answered_here(c, state))
+            if visible:
+                yield None, Message(message.role, visible)
         if continuation.returned is not None:
             state.service_owned = len(state.history)
+
+    def _answer_hosted_requests(self, contents: Sequence[Content], state: _RunState) -> tuple[Content, ...]:
+        """The contents the caller sees: a hosted service's approval request that the approval layer approves is
+        answered by the loop (the answer goes to the service on the next call) and never shown to the caller."""
+        if self.layer is None or state.session is None:
+            return tuple(contents)
+        visible: list[Content] = []
+        for content in contents:
+            if (isinstance(content, ApprovalRequest) and approvals.is_hosted(content)
+                    and self.layer.approves(state.session.approvals, content.function_call)):
+                state.hosted_approved.append(ApprovalResponse(content.id, True, content.function_call))
+            else:
+                visible.append(content)
+        return tuple(visible)
 
     # --- approvals ---------------------------------------------------------------------------------------------
 
@@ -284,8 +321,14 @@ class ReferenceLoop:
         where the decision stood (see `approvals`). Returns the caller-visible messages for those contents and
         whether the turn ends here: an approved execution asked for more input, or middleware ended the loop.
         """
+        self._queued = state.session.approvals.queued_ids() if self._layered(state) and state.session else {}
         normalised = self.normalise(state.history, restore_calls=state.continuation.current is None)
         state.history = normalised.history
+        if self._queued and normalised.pending:
+            # The caller answered what was surfaced; the batch still waits for queued requests: surface the next
+            # one and carry out nothing until every request of the batch is answered.
+            assert state.session is not None
+            return [Message("assistant", (state.session.approvals.queued.pop(0),))], True
         outbox = state.session.outbox if state.session is not None else None
         if outbox is not None:
             _reject_conflicting_host_results(outbox, state.history)
@@ -329,7 +372,11 @@ class ReferenceLoop:
 
     def normalise(self, history: Sequence[Message], *, restore_calls: bool) -> approvals.Normalised:
         """The model-bound history and the decisions to carry out now (see `approvals`)."""
-        return approvals.normalise(history, restore_calls=restore_calls)
+        return approvals.normalise(history, restore_calls=restore_calls, queued=self._queued)
+
+    def _layered(self, state: _RunState) -> bool:
+        """Whether this run goes through the approval layer (it keeps its state in the session)."""
+        return self.layer is not None and state.session is not None
 
     # --- function calls ----------------------------------------------------------------------------------------
 
@@ -342,13 +389,23 @@ class ReferenceLoop:
     async def _process_calls(self, calls: list[FunctionCall], state: _RunState) -> ReferenceLoop._Outcome:
         declared = [c for c in calls if (t := state.tools.get(c.name)) is not None and t.declaration_only]
         gated = [c for c in calls if (t := state.tools.get(c.name)) is not None and t.approval_required]
+        if self.layer is not None and state.session is not None:  # `_layered`, spelled out for the type checker
+            # Calls the layer approves need no person: they run, or wait with their batch, like ungated calls.
+            layer, approval_state = self.layer, state.session.approvals
+            gated = [c for c in gated if not layer.approves(approval_state, c)]
         if gated or declared:
             # The batch pauses as a whole: approval-required calls ask for a decision, host-owned calls for their
             # result, and every other call of the batch is held back without a request of its own — it runs with
             # the batch once the caller has answered (the spec's mixed batches), never before and never alone.
+            requests = {c.call_id: self._approval_request(c) for c in gated}
+            if self._layered(state) and len(gated) > 1:
+                # The layer surfaces one request per run; the others wait in the session, in the model's order.
+                assert state.session is not None
+                state.session.approvals.queued.extend(requests[c.call_id] for c in gated[1:])
+                requests = {gated[0].call_id: requests[gated[0].call_id]}
             pause = tuple(
-                UserInputRequest(f"input-{c.call_id}", c) if c in declared else self._approval_request(c)
-                for c in calls if c in declared or c in gated
+                UserInputRequest(f"input-{c.call_id}", c) if c in declared else requests[c.call_id]
+                for c in calls if c in declared or c.call_id in requests
             )
             return self._Outcome([], stop=True, pause=pause)
         results = await self.execute_batch(calls, state)
@@ -453,6 +510,10 @@ class ReferenceLoop:
         if isinstance(messages, str):
             return [Message("user", (Text(messages),))]
         return [m.frozen() for m in messages]
+
+
+def _answered_here(content: Content, state: _RunState) -> bool:
+    return isinstance(content, ApprovalRequest) and any(r.id == content.id for r in state.hosted_approved)
 
 
 class _OccurrenceStamp:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from harness.adapters.reference.policy import ApprovalState
 from harness.contents import (
     JSON,
     ApprovalRequest,
@@ -50,6 +51,7 @@ class LoopSession:
     history: list[Message] = field(default_factory=lambda: [])
     conversation_id: str | None = None  # the service conversation, when the provider stores it
     outbox: Outbox | None = None
+    approvals: ApprovalState = field(default_factory=ApprovalState)  # the approval layer's, when there is one
 
     def to_json(self) -> str:
         outbox = None if self.outbox is None else {
@@ -59,7 +61,8 @@ class LoopSession:
             "errors_in_row": self.outbox.errors_in_row,
         }
         return json.dumps({"history": [_message_json(m) for m in self.history],
-                           "conversation_id": self.conversation_id, "outbox": outbox}, sort_keys=True)
+                           "conversation_id": self.conversation_id, "outbox": outbox,
+                           "approvals": self.approvals.to_json()}, sort_keys=True)
 
     @staticmethod
     def from_json(text: str) -> LoopSession:
@@ -76,11 +79,13 @@ class LoopSession:
                 _count(raw, "function_calls"),
                 _count(raw, "errors_in_row"),
             )
+            raw_approvals = data.get("approvals")  # absent in a session saved before the approval layer existed
+            approvals = ApprovalState() if raw_approvals is None else ApprovalState.from_json(raw_approvals)
         except (KeyError, TypeError, AttributeError, ValueError) as error:
             if isinstance(error, InvalidSessionState):
                 raise
             raise InvalidSessionState(f"the saved session is malformed: {error!r}") from None
-        return LoopSession(history, conversation_id, outbox)
+        return LoopSession(history, conversation_id, outbox, approvals)
 
 
 def _count(raw: Mapping[str, Any], key: str) -> int:
@@ -116,7 +121,8 @@ def _content_json(content: Content) -> dict[str, JSON]:
         return {"approval_request": {"id": content.id, "function_call": _call_json(content.function_call)}}
     if isinstance(content, ApprovalResponse):
         return {"approval_response": {"id": content.id, "approved": content.approved,
-                                      "function_call": _call_json(content.function_call)}}
+                                      "function_call": _call_json(content.function_call),
+                                      "standing": content.standing}}
     if isinstance(content, UserInputRequest):
         call = None if content.function_call is None else _call_json(content.function_call)
         return {"user_input_request": {"id": content.id, "function_call": call, "payload": content.payload}}
@@ -143,7 +149,11 @@ def _content_from(data: Mapping[str, Any]) -> Content:
     if kind == "approval_request":
         return ApprovalRequest(str(value["id"]), _call_from(value["function_call"]))
     if kind == "approval_response":
-        return ApprovalResponse(str(value["id"]), bool(value["approved"]), _call_from(value["function_call"]))
+        standing = value.get("standing")
+        if standing not in (None, "tool", "arguments"):
+            raise InvalidSessionState(f"an approval's standing scope is {standing!r}")
+        return ApprovalResponse(str(value["id"]), bool(value["approved"]), _call_from(value["function_call"]),
+                                standing)
     if kind == "user_input_request":
         call = None if value["function_call"] is None else _call_from(value["function_call"])
         return UserInputRequest(str(value["id"]), call, value["payload"])
