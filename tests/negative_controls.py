@@ -262,7 +262,7 @@ def adapter_for(loop_class: type[ReferenceLoop], name: str | None = None) -> Ref
     """A `ReferenceAdapter` that drives `loop_class` instead of the reference loop, named after the class."""
 
     def factory(setup: ConversationSetup, catalog: Mapping[str, LoopTool]) -> ReferenceLoop:
-        return loop_class(setup.provider, setup.config, catalog)
+        return loop_class(setup.provider, setup.config, catalog, setup.approval_policy)
 
     return ReferenceAdapter(factory=factory, name=name or f"control-{_kebab(loop_class.__name__)}")
 

@@ -1,5 +1,6 @@
 """Negative controls for the rows of "Mixed batches and approval middleware": each breaks one rule of the spec's
-mixed-batch design in the reference loop, and at least one bundled scenario of `scenarios/mixed/` must fail on it.
+mixed-batch design or of the approval layer in the reference loop, and at least one bundled scenario of
+`scenarios/mixed/` must fail on it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ from harness.adapters.reference.loop import (
     ReferenceLoop,
     _RunState,  # pyright: ignore[reportPrivateUsage]
 )
-from harness.contents import ApprovalResponse, FunctionCall
+from harness.adapters.reference.policy import ApprovalLayer, ApprovalState, StandingRule
+from harness.adapters.reference.session import LoopSession
+from harness.contents import ApprovalResponse, FunctionCall, Message
+from harness.script import same_arguments
 
 
 def _approve(occurrence: approvals.CallOccurrence, at: int) -> None:
@@ -92,7 +96,142 @@ class RunsSafeCallsEarly(ReferenceLoop):
         return await super()._process_calls(calls, state)
 
 
+# --- the approval layer ----------------------------------------------------------------------------------------
+
+
+class _WithLayer(ReferenceLoop):
+    """The reference loop with another approval layer in place of its own."""
+
+    layer_type: type[ApprovalLayer] = ApprovalLayer
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        if self.layer is not None:
+            self.layer = type(self).layer_type(self.layer.policy)
+
+
+def _standing_match(state: ApprovalState, call: FunctionCall, covers: Any) -> bool:
+    return any(covers(rule, call) for rule in state.standing)
+
+
+class _NoServerBoundary(ApprovalLayer):
+    def approves(self, state: ApprovalState, call: FunctionCall) -> bool:
+        def covers(rule: StandingRule, c: FunctionCall) -> bool:
+            return rule.tool == c.name and (rule.arguments is None or same_arguments(rule.arguments, c.arguments))
+        return _standing_match(state, call, covers) or super().approves(state, call)
+
+
+class _EmptyArgumentsAreAny(ApprovalLayer):
+    def approves(self, state: ApprovalState, call: FunctionCall) -> bool:
+        def covers(rule: StandingRule, c: FunctionCall) -> bool:
+            loose = StandingRule(rule.tool, rule.server, rule.arguments or None)
+            return loose.covers(c)
+        return _standing_match(state, call, covers) or super().approves(state, call)
+
+
+class _ArgumentRulesAreToolWide(ApprovalLayer):
+    def approves(self, state: ApprovalState, call: FunctionCall) -> bool:
+        def covers(rule: StandingRule, c: FunctionCall) -> bool:
+            return StandingRule(rule.tool, rule.server).covers(c)
+        return _standing_match(state, call, covers) or super().approves(state, call)
+
+
+class _StandingRulesCoverEveryTool(ApprovalLayer):
+    def approves(self, state: ApprovalState, call: FunctionCall) -> bool:
+        return bool(state.standing) or super().approves(state, call)
+
+
+class _AsksRulesWithoutArguments(ApprovalLayer):
+    def approves(self, state: ApprovalState, call: FunctionCall) -> bool:
+        stripped = FunctionCall(call.call_id, call.name, {}, call.informational_only, call.server_label)
+        return super().approves(state, stripped)
+
+
+class StandingRuleCrossesServers(_WithLayer):
+    """A standing rule matches the tool name in any hosted server, and the local tool of that name."""
+
+    layer_type = _NoServerBoundary
+
+
+class EmptyArgumentsRuleIsToolWide(_WithLayer):
+    """An argument-scoped rule recorded for a call without arguments approves every call of the tool."""
+
+    layer_type = _EmptyArgumentsAreAny
+
+
+class ArgumentRuleIsToolWide(_WithLayer):
+    """An argument-scoped rule approves calls of the tool with any arguments."""
+
+    layer_type = _ArgumentRulesAreToolWide
+
+
+class StandingRuleCoversOtherTools(_WithLayer):
+    """Once the caller approved any tool for good, every later call runs without asking."""
+
+    layer_type = _StandingRulesCoverEveryTool
+
+
+class RulesSeeCallsWithoutArguments(_WithLayer):
+    """Auto-approval rules are asked about a copy of the call without its arguments."""
+
+    layer_type = _AsksRulesWithoutArguments
+
+
+class RuleApprovedCallsSpendNoBudget(ReferenceLoop):
+    """Calls an auto-approval rule approved start a fresh function-call budget, as a re-entered loop would."""
+
+    async def _process_calls(self, calls: list[FunctionCall], state: _RunState) -> ReferenceLoop._Outcome:
+        outcome = await super()._process_calls(calls, state)
+        if self.layer is not None and not outcome.pause:
+            state.function_calls = 0
+        return outcome
+
+
+class QueuedRequestsNeverSurface(ReferenceLoop):
+    """Forgets the requests it queued: the approved first call runs at once, the queued one with it unasked."""
+
+    def normalise(self, history: Any, *, restore_calls: bool) -> approvals.Normalised:
+        self._queued = {}
+        return super().normalise(history, restore_calls=restore_calls)
+
+
+class ForgetsLayerStateOnRestore(ReferenceLoop):
+    """A restored session starts the approval layer afresh: standing rules are lost."""
+
+    def load_session(self, saved: str) -> LoopSession:
+        session = super().load_session(saved)
+        session.approvals = ApprovalState()
+        session.history = [_without_standing(m) for m in session.history]
+        return session
+
+
+class RestoreDropsHeldCalls(ReferenceLoop):
+    """Saving the session keeps the approval requests but drops the calls held back without one."""
+
+    def load_session(self, saved: str) -> LoopSession:
+        session = super().load_session(saved)
+        requested = {c.function_call.call_id for m in session.history for c in m.contents
+                     if isinstance(c, approvals.ApprovalRequest)}
+        session.history = [Message(m.role, tuple(c for c in m.contents if not isinstance(c, FunctionCall)
+                                                 or c.call_id in requested)) for m in session.history]
+        return session
+
+
+def _without_standing(message: Message) -> Message:
+    return Message(message.role, tuple(ApprovalResponse(c.id, c.approved, c.function_call)
+                                       if isinstance(c, ApprovalResponse) else c for c in message.contents))
+
+
 MIXED_CONTROLS: tuple[LimitControl, ...] = (
+    LimitControl(StandingRuleCrossesServers, "mixed/hosted-server-boundary.yaml"),
+    LimitControl(EmptyArgumentsRuleIsToolWide, "mixed/empty-arguments-rule.yaml", "approved-once"),
+    LimitControl(ArgumentRuleIsToolWide, "mixed/argument-scoped-rule.yaml", "approved-once"),
+    LimitControl(StandingRuleCoversOtherTools, "mixed/standing-tool-rule.yaml", "approved-once"),
+    LimitControl(RulesSeeCallsWithoutArguments, "mixed/auto-approval-callback.yaml", "expect.rules-asked"),
+    LimitControl(RuleApprovedCallsSpendNoBudget, "mixed/shared-call-budget.yaml", "bounded"),
+    LimitControl(QueuedRequestsNeverSurface, "mixed/queued-approvals.yaml", "approved-once"),
+    LimitControl(ForgetsLayerStateOnRestore, "mixed/standing-tool-rule.yaml"),
+    LimitControl(RestoreDropsHeldCalls, "mixed/middleware-hidden-state.yaml"),
     LimitControl(RunsSafeCallsEarly, "mixed/safe-and-gated-session.yaml"),
     LimitControl(RunsSafeCallsEarly, "mixed/safe-and-gated-caller-history.yaml"),
     LimitControl(DropsHeldCalls, "mixed/safe-and-gated-session.yaml"),
