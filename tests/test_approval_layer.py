@@ -17,6 +17,8 @@ from harness.contract import SESSION_CAPABILITIES
 from harness.reporting.baseline import KnownFailure
 from harness.reporting.gate import expand
 from harness.results import ScenarioResult
+from harness.run.suite import load_all
+from harness.scenario.spec_rows import AWAITING, SPEC_ROWS, uncovered_text
 from harness.script import ApprovalRuleSpec
 
 BUNDLED = Path(__file__).resolve().parent.parent / "scenarios"
@@ -167,3 +169,13 @@ async def test_the_stateless_reference_agrees_with_the_reference_on_caller_kept_
     session_scenario = load_scenario(BUNDLED / "mixed" / "safe-and-gated-session.yaml")
     assert (await run_scenario(scenario, stateless_adapter(), mode)).verdict == "pass"  # type: ignore[arg-type]
     assert (await run_scenario(session_scenario, stateless_adapter(), mode)).verdict == "n/a"  # type: ignore[arg-type]
+
+
+def test_the_ag_ui_rows_of_the_section_wait_for_their_transport_and_no_scenario_claims_them() -> None:
+    section = "Mixed batches and approval middleware"
+    rows = {row.name: row for row in SPEC_ROWS if row.section == section}
+    assert set(AWAITING) <= set(rows)
+    assert "AG-UI transport" in uncovered_text(rows["AG-UI provider boundary"])
+    claimed = {name for scenario in load_all([BUNDLED])[0] for name in scenario.spec.spec}
+    assert not claimed & set(AWAITING), "a scenario covers a row marked as awaiting: drop it from AWAITING"
+    assert set(rows) - set(AWAITING) <= claimed, "every other row of the section has a scenario"

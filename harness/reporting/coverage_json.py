@@ -13,7 +13,7 @@ from typing import Any
 from harness.reporting.coverage import CELL_STATUSES, Column, CoverageMatrix
 from harness.reporting.wording import FILTERED_BANNER, display_path, headline, problem_checks
 from harness.results import CheckResult, ScenarioResult
-from harness.scenario.spec_rows import SpecRow
+from harness.scenario.spec_rows import SpecRow, awaiting
 
 SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).resolve().parent / "coverage.schema.json"
@@ -45,7 +45,8 @@ def coverage_document(matrix: CoverageMatrix) -> dict[str, Any]:
             for s in matrix.scenarios.values()
         ],
         "gaps": {
-            "uncovered_rows": [_row_ref(row) for row in gaps.uncovered_rows],
+            "uncovered_rows": [_row_ref(row) | ({"awaiting": reason} if (reason := awaiting(row)) else {})
+                           for row in gaps.uncovered_rows],
             "unknown_rows": [{"scenario": u.scenario, "row": u.row} for u in gaps.unknown_rows],
             "xfail_only": [{"row": _row_ref(x.row), "columns": [c.id for c in x.columns]} for x in gaps.xfail_only],
             "unexplained_na": [{"row": _row_ref(n.row), "column": n.column.id, "scenarios": list(n.scenarios)}

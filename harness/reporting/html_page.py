@@ -22,6 +22,7 @@ from harness.reporting.wording import (
     problem_checks,
 )
 from harness.results import ScenarioResult
+from harness.scenario.spec_rows import uncovered_text
 
 # Glyphs distinct in shape as well as colour, for readers who cannot tell the colours apart.
 _GLYPH: dict[CellStatus, str] = {
@@ -332,7 +333,7 @@ def _diff_line(line: str) -> str:
 def _gaps(matrix: CoverageMatrix) -> str:
     gaps = matrix.gaps
     lists: list[tuple[str, list[str]]] = [
-        ("uncovered_rows", [f"{r.section} › {r.name}" for r in gaps.uncovered_rows]),
+        ("uncovered_rows", [uncovered_text(r) for r in gaps.uncovered_rows]),
         ("unknown_rows", [f"{u.scenario} names “{u.row}”" for u in gaps.unknown_rows]),
         ("xfail_only", [f"{x.row.section} › {x.row.name}: " + ", ".join(c.label for c in x.columns)
                         for x in gaps.xfail_only]),

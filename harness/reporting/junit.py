@@ -16,6 +16,7 @@ from harness.reporting.coverage import Column, CoverageMatrix
 from harness.reporting.text import check_diff
 from harness.reporting.wording import FILTERED_BANNER, GAP_TITLES, check_line, display_path, headline, problem_checks
 from harness.results import ScenarioResult
+from harness.scenario.spec_rows import uncovered_text
 
 # XML 1.0 forbids most control characters even when escaped; check messages can carry them (e.g. ANSI colours
 # from an implementation's log), and one such character would make the whole file unreadable to CI.
@@ -112,7 +113,7 @@ def _coverage_suite(matrix: CoverageMatrix) -> ET.Element:
     prop("rows", str(len(matrix.rows)))
     prop("covered_rows", str(len(matrix.covered_rows)))
     for row in gaps.uncovered_rows:
-        prop("uncovered_row", f"{row.section} › {row.name}")
+        prop("uncovered_row", uncovered_text(row))
     for unknown in gaps.unknown_rows:
         prop("unknown_row", f"{unknown.scenario}: {unknown.row}")
     for only in gaps.xfail_only:

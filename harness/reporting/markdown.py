@@ -23,6 +23,7 @@ from harness.reporting.wording import (
     problem_checks,
 )
 from harness.results import CheckResult
+from harness.scenario.spec_rows import uncovered_text
 
 _LONG = 300  # characters of a message or reason kept inline; the HTML and JSON reports carry the full text
 
@@ -107,7 +108,7 @@ def _gaps(matrix: CoverageMatrix, h: str) -> list[str]:
     if matrix.filtered:
         lines += ["Computed over the filtered selection only.", ""]
     sections: list[tuple[str, list[str]]] = [
-        ("uncovered_rows", [f"- {row.section} › {row.name}" for row in gaps.uncovered_rows]),
+        ("uncovered_rows", [f"- {markdown_text(uncovered_text(row))}" for row in gaps.uncovered_rows]),
         ("unknown_rows", [f"- {_link(u.scenario)} names “{markdown_text(u.row)}”" for u in gaps.unknown_rows]),
         ("xfail_only", [f"- {x.row.section} › {x.row.name}: " + markdown_text(", ".join(c.label for c in x.columns))
                         for x in gaps.xfail_only]),
