@@ -177,10 +177,12 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "diff":
         return diff_command(args.old, args.new)
     if args.command == "version-matrix":
-        by_version = load_results(args.results)
-        args.markdown.write_text(render_markdown(by_version), encoding="utf-8")
-        args.json.write_text(render_json(by_version), encoding="utf-8")
-        print(f"version matrix of {len(by_version)} releases written to {args.markdown} and {args.json}")
+        by_implementation = load_results(args.results)
+        args.markdown.write_text(render_markdown(by_implementation), encoding="utf-8")
+        args.json.write_text(render_json(by_implementation), encoding="utf-8")
+        releases = len({v for by_version in by_implementation.values() for v in by_version})
+        print(f"version matrix of {len(by_implementation)} implementation(s) over {releases} releases written to "
+              f"{args.markdown} and {args.json}")
         return 0
     if args.command == "list":
         for name in implementation_names():

@@ -1,4 +1,5 @@
-"""The version matrix: spec row × release × mode, from one results file per release of an implementation."""
+"""The version matrix: spec row × release × mode, from one results file per release, one table per implementation
+(the variants of one framework — a caller with a session, a stateless caller — each get theirs)."""
 
 from __future__ import annotations
 
@@ -26,18 +27,23 @@ class Cell:
     failures: list[str] = field(default_factory=lambda: [])  # "scenario: check (message)"
 
 
-def load_results(paths: Sequence[Path]) -> dict[str, list[dict[str, Any]]]:
-    """Results by implementation version; each file is a `loop-conformance run --json` document."""
-    by_version: dict[str, list[dict[str, Any]]] = {}
+ByVersion = dict[str, list[dict[str, Any]]]
+
+
+def load_results(paths: Sequence[Path]) -> dict[str, ByVersion]:
+    """Results by implementation, then by its version; each file is a `loop-conformance run --json` document."""
+    by_implementation: dict[str, ByVersion] = {}
     for path in paths:
         load_results_document(path)  # a located error for a file that is not a results document
         document = cast(dict[str, Any], json.loads(path.read_text(encoding="utf-8")))
         for result in cast(list[dict[str, Any]], document["results"]):
-            by_version.setdefault(str(result["version"]), []).append(result)
-    return dict(sorted(by_version.items(), key=lambda item: release_key(item[0])))
+            versions = by_implementation.setdefault(str(result["implementation"]), {})
+            versions.setdefault(str(result["version"]), []).append(result)
+    return {implementation: dict(sorted(versions.items(), key=lambda item: release_key(item[0])))
+            for implementation, versions in sorted(by_implementation.items())}
 
 
-def build_matrix(by_version: Mapping[str, list[dict[str, Any]]]) -> dict[tuple[str, str, str], Cell]:
+def build_matrix(by_version: ByVersion) -> dict[tuple[str, str, str], Cell]:
     """(row name, version, mode) -> cell."""
     cells: dict[tuple[str, str, str], Cell] = {}
     for version, results in by_version.items():
@@ -55,17 +61,27 @@ def build_matrix(by_version: Mapping[str, list[dict[str, Any]]]) -> dict[tuple[s
     return cells
 
 
-def render_markdown(by_version: Mapping[str, list[dict[str, Any]]], rows: Sequence[SpecRow] = SPEC_ROWS) -> str:
-    cells = build_matrix(by_version)
-    versions = list(by_version)
-    covered = [row for row in rows if any((row.name, v, m) in cells for v in versions for m in _MODES)]
+def render_markdown(by_implementation: Mapping[str, ByVersion], rows: Sequence[SpecRow] = SPEC_ROWS) -> str:
     lines = [
         "# Agent Framework version matrix",
         "",
         "Each cell is `non-streaming streaming`: the worst verdict over the scenarios covering that spec row, for that",
         "release. ✅ pass · ❌ fail · 💥 error · ⚠️ known failure · – n/a (the release lacks a capability the scenario",
-        f"needs). {len(covered)} of {len(rows)} spec rows are covered by scenarios; uncovered rows are not listed.",
+        "needs, or the caller variant cannot ask for it). Uncovered rows are not listed. One table per implementation.",
         "Regenerate with `nox -s versions`.",
+    ]
+    for implementation, by_version in by_implementation.items():
+        lines.extend(["", f"## {implementation}", ""])
+        lines.extend(_table(by_version, rows))
+    return "\n".join(lines) + "\n"
+
+
+def _table(by_version: ByVersion, rows: Sequence[SpecRow]) -> list[str]:
+    cells = build_matrix(by_version)
+    versions = list(by_version)
+    covered = [row for row in rows if any((row.name, v, m) in cells for v in versions for m in _MODES)]
+    lines = [
+        f"{len(covered)} of {len(rows)} spec rows are covered by scenarios.",
         "",
         "| Section | Spec row | " + " | ".join(versions) + " |",
         "|---|---|" + "---|" * len(versions),
@@ -74,17 +90,17 @@ def render_markdown(by_version: Mapping[str, list[dict[str, Any]]], rows: Sequen
         marks = [" ".join(_symbol(cells.get((row.name, v, m))) for m in _MODES) for v in versions]
         lines.append(f"| {row.section} | {row.name} | " + " | ".join(marks) + " |")
     lines.extend(_known_failures(by_version))
-    lines.extend(["", "## Failures", ""])
+    lines.extend(["", "### Failures", ""])
     failures = [(key, cell) for key, cell in cells.items() if cell.failures]
     if not failures:
         lines.append("None.")
     for (row, version, mode), cell in sorted(failures, key=lambda item: (item[0][0], release_key(item[0][1]))):
         lines.append(f"- **{row}** — {version}, {mode}:")
         lines.extend(f"  - {failure}" for failure in sorted(set(cell.failures)))
-    return "\n".join(lines) + "\n"
+    return lines
 
 
-def _known_failures(by_version: Mapping[str, list[dict[str, Any]]]) -> list[str]:
+def _known_failures(by_version: ByVersion) -> list[str]:
     """Each documented defect once, with the releases and modes where it showed."""
     seen: dict[tuple[str, str], list[str]] = {}
     for version, results in by_version.items():
@@ -92,7 +108,7 @@ def _known_failures(by_version: Mapping[str, list[dict[str, Any]]]) -> list[str]
             if result["verdict"] == "xfail":
                 key = (str(result["scenario"]), str(result.get("reason", "")))
                 seen.setdefault(key, []).append(f"{version} {result['mode']}")
-    lines = ["", "## Known failures", ""]
+    lines = ["", "### Known failures", ""]
     if not seen:
         lines.append("None.")
     for (scenario, reason), where in sorted(seen.items()):
@@ -106,9 +122,16 @@ def _symbol(cell: Cell | None) -> str:
     return _SYMBOL[cell.verdict] if cell is not None else "·"
 
 
-def render_json(by_version: Mapping[str, list[dict[str, Any]]], rows: Sequence[SpecRow] = SPEC_ROWS) -> str:
+def render_json(by_implementation: Mapping[str, ByVersion], rows: Sequence[SpecRow] = SPEC_ROWS) -> str:
+    document = {"modes": list(_MODES),
+                "implementations": {name: _json_table(by_version, rows)
+                                    for name, by_version in by_implementation.items()}}
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+def _json_table(by_version: ByVersion, rows: Sequence[SpecRow]) -> dict[str, Any]:
     cells = build_matrix(by_version)
-    document: dict[str, Any] = {"versions": list(by_version), "modes": list(_MODES), "rows": []}
+    document: dict[str, Any] = {"versions": list(by_version), "rows": []}
     for row in rows:
         entry: dict[str, Any] = {"section": row.section, "row": row.name, "id": row.id, "cells": {}}
         for version in by_version:
@@ -120,4 +143,4 @@ def render_json(by_version: Mapping[str, list[dict[str, Any]]], rows: Sequence[S
                         "failures": sorted(set(cell.failures)),
                     }
         document["rows"].append(entry)
-    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+    return document
