@@ -8,7 +8,7 @@ can be compared, hashed, rendered and snapshotted without importing any loop imp
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, cast
 
@@ -237,3 +237,57 @@ def fold_updates(updates: Sequence[Update], finish_reason: str | None = None) ->
         finish_reason = update.finish_reason or finish_reason
     return Response(tuple(Message(m.role, merge_contents(m.contents)) for m in messages), finish_reason,
                     conversation_id)
+
+
+
+@dataclass
+class _Pausable:
+    """One call occurrence as `placeholder_results` follows it."""
+
+    call_id: str
+    requested: bool = False  # an approval request is bound to it
+    decided: bool = False
+    closed: bool = False  # a terminal result answers it
+    placeheld: bool = False  # a placeholder stands for its result
+
+
+def placeholder_results(messages: Iterable[Message]) -> set[int]:
+    """The `id()` of each result in `messages` that is a pending-approval placeholder.
+
+    Text alone does not make a placeholder: a tool may really return ``[APPROVAL_PENDING]``, and its output must
+    never count as a call still awaiting approval (that would hand a tool's output approval authority). A result
+    with that text is a placeholder only where the caller writes it for an occurrence still awaiting a decision: the
+    earliest open occurrence of its call id without a placeholder has an approval request and no decision yet. Any
+    other result closes the earliest open occurrence of its call id, as a terminal result does.
+    """
+    occurrences: list[_Pausable] = []
+    placeholders: set[int] = set()
+
+    def earliest(call_id: str, accept: Callable[[_Pausable], bool]) -> _Pausable | None:
+        return next((o for o in occurrences if o.call_id == call_id and not o.closed and accept(o)), None)
+
+    for message in messages:
+        for content in message.contents:
+            if isinstance(content, FunctionCall):
+                occurrences.append(_Pausable(content.call_id))
+            elif isinstance(content, ApprovalRequest):
+                target = earliest(content.function_call.call_id, lambda o: not o.requested)
+                if target is None:
+                    occurrences.append(_Pausable(content.function_call.call_id, requested=True))
+                else:
+                    target.requested = True
+            elif isinstance(content, ApprovalResponse):
+                target = earliest(content.function_call.call_id, lambda o: o.requested and not o.decided)
+                if target is not None:
+                    target.decided = True
+            elif isinstance(content, FunctionResult):
+                if content.result == APPROVAL_PENDING:
+                    awaiting = earliest(content.call_id, lambda o: not o.placeheld)
+                    if awaiting is not None and awaiting.requested and not awaiting.decided:
+                        awaiting.placeheld = True
+                        placeholders.add(id(content))
+                        continue
+                target = earliest(content.call_id, lambda o: True)
+                if target is not None:
+                    target.closed = True
+    return placeholders

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import TypeGuard
 
 from harness.contents import (
-    APPROVAL_PENDING,
     ApprovalRequest,
     ApprovalResponse,
     Content,
@@ -39,6 +38,7 @@ from harness.contents import (
     Message,
     UserInputRequest,
     fold_updates,
+    placeholder_results,
 )
 from harness.parameters import argument_problems
 from harness.records import RunRecord, TurnRecord
@@ -89,10 +89,16 @@ def _describe(call: FunctionCall) -> str:
     return f"'{call.call_id}' ({call.name} {arguments})"
 
 
-def _terminal(content: object) -> TypeGuard[FunctionResult]:
-    """A function_result that answers its call: not the pending-approval placeholder (`APPROVAL_PENDING`), which
-    leaves the occurrence open and its decision pending."""
-    return isinstance(content, FunctionResult) and content.result != APPROVAL_PENDING
+def _terminal(content: object, placeholders: set[int]) -> TypeGuard[FunctionResult]:
+    """A function_result that answers its call: not a pending-approval placeholder (`placeholder_results` of the
+    messages it is in), which leaves the occurrence open and its decision pending."""
+    return isinstance(content, FunctionResult) and id(content) not in placeholders
+
+
+def _results(messages: Sequence[Message]) -> Counter[str]:
+    """Terminal results in `messages`, by call id."""
+    placeholders = placeholder_results(messages)
+    return Counter(c.call_id for c in _contents(messages) if _terminal(c, placeholders))
 
 
 def _hosted(content: ApprovalRequest | ApprovalResponse) -> bool:
@@ -137,9 +143,10 @@ def _read_decisions(messages: Sequence[Message]) -> list[_Read]:
     occurrences: list[_Occurrence] = []
     ranks: Counter[tuple[str, str]] = Counter()
     decisions: list[_Read] = []
+    placeholders = placeholder_results(messages)
     for message in messages:
         for content in message.contents:
-            if _track(occurrences, content):
+            if _track(occurrences, content, placeholders):
                 continue
             if isinstance(content, ApprovalRequest):
                 call_id = content.function_call.call_id
@@ -176,18 +183,19 @@ def _read_decision(response: ApprovalResponse, occurrences: list[_Occurrence]) -
 def _open_calls(messages: Sequence[Message]) -> list[FunctionCall]:
     """Calls in `messages` left without a result, matching reused ids by occurrence in order."""
     occurrences: list[_Occurrence] = []
+    placeholders = placeholder_results(messages)
     for message in messages:
         for content in message.contents:
-            _track(occurrences, content)
+            _track(occurrences, content, placeholders)
     return [o.call for o in occurrences if not o.closed]
 
 
-def _track(occurrences: list[_Occurrence], content: Content) -> bool:
+def _track(occurrences: list[_Occurrence], content: Content, placeholders: set[int]) -> bool:
     """Open an occurrence for a call, or close the earliest open one a terminal result answers; True if either."""
     if isinstance(content, FunctionCall):
         occurrences.append(_Occurrence(content))
         return True
-    if _terminal(content):
+    if _terminal(content, placeholders):
         match = _find(occurrences, content.call_id, lambda o: not o.closed)
         if match is not None:
             match.closed = True
@@ -408,7 +416,7 @@ class _Analysis:
         response = _contents(turn.response_messages())
         paused = {c.function_call.call_id for c in response
                   if isinstance(c, UserInputRequest) and c.function_call is not None}
-        answered = {c.call_id for c in response if _terminal(c)}
+        answered = set(_results(turn.response_messages()))
         for target in runnable:
             if target.call.call_id in paused - answered and target.executions >= target.allowed:
                 target.allowed += 1
@@ -438,7 +446,7 @@ class _Analysis:
         pending = Counter(d.target.call.call_id for d in decided if not d.terminal)
         paused = {c.function_call.call_id for c in _contents(turn.response_messages())
                   if isinstance(c, UserInputRequest) and c.function_call is not None}
-        results = Counter(c.call_id for c in _contents(turn.response_messages()) if _terminal(c))
+        results = _results(turn.response_messages())
         reported: set[str] = set()
         for target in new:
             call_id = target.call.call_id
@@ -452,7 +460,7 @@ class _Analysis:
                               f"{wanted} decision(s)" + _approval_id_note(target, results))
             for request in turn.requests:
                 open_ids = {c.call_id for c in _open_calls(request.seen)}
-                sent = Counter(c.call_id for c in _contents(request.seen) if _terminal(c))
+                sent = _results(request.seen)
                 if call_id in open_ids or (target.request_id != call_id and sent[target.request_id]):
                     self.fail(REJECTION_CALL_ID, turn.index,
                               f"model call #{request.number} received the rejected call {_describe(target.call)} "
@@ -463,11 +471,11 @@ class _Analysis:
         terminal = [d.target for d in decided if d.terminal]
         if not terminal or turn.view.response is None:
             return
-        results = Counter(c.call_id for c in _contents(turn.response_messages()) if _terminal(c))
+        results = _results(turn.response_messages())
         legit: Counter[str] = Counter(d.target.call.call_id for d in decided if not d.terminal)
         legit.update(call.call_id for call in free)
-        legit.update(c.call_id for step in turn.served for m in step.response.messages for c in m.contents
-                     if _terminal(c))
+        for step in turn.served:  # results a provider returned itself (hosted tools)
+            legit.update(_results(step.response.messages))
         for call_id in dict.fromkeys(t.call.call_id for t in terminal):
             extra = results[call_id] - legit[call_id]
             if extra > 0:

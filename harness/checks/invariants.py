@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from harness.contents import (
     Message,
     UserInputRequest,
     fold_updates,
+    placeholder_results,
 )
 from harness.limits import DEFAULT_MAX_ITERATIONS
 from harness.records import RunRecord, TurnRecord
@@ -78,17 +79,27 @@ def check_exactly_once(run: RunRecord) -> list[CheckResult]:
 
 
 def _handwritten_calls(messages: Sequence[Message], served: Counter[str]) -> list[FunctionCall]:
-    """Calls the caller's input introduces with ids no model response used: hand-written history.
+    """Call occurrences the caller's input introduces with ids no model response used: hand-written history.
 
-    Replayed history repeats ids already served, so it never raises how often a call may execute.
+    Replayed history repeats ids already served, so it never raises how often a call may execute. A hand-written
+    history may reuse a call id as a model does, so occurrences are counted, not ids: each function_call is one, and
+    approval wrappers (which may stand for their call when it is missing) add the occurrences their distinct ids
+    name beyond those calls.
     """
-    found: dict[str, FunctionCall] = {}
+    calls: dict[str, list[FunctionCall]] = {}
+    wrapped: dict[str, dict[str, FunctionCall]] = {}
     for message in messages:
         for content in message.contents:
-            call = content.function_call if isinstance(content, ApprovalResponse | ApprovalRequest) else content
-            if isinstance(call, FunctionCall) and served[call.call_id] == 0:
-                found.setdefault(call.call_id, call)
-    return list(found.values())
+            if isinstance(content, FunctionCall) and served[content.call_id] == 0:
+                calls.setdefault(content.call_id, []).append(content)
+            elif isinstance(content, ApprovalResponse | ApprovalRequest) and served[content.function_call.call_id] == 0:
+                wrapped.setdefault(content.function_call.call_id, {}).setdefault(content.id, content.function_call)
+    found: list[FunctionCall] = []
+    for call_id in dict.fromkeys([*calls, *wrapped]):
+        written, by_wrapper = calls.get(call_id, []), list(wrapped.get(call_id, {}).values())
+        found.extend(written)
+        found.extend(by_wrapper[len(written):])
+    return found
 
 
 def _one_result_per_execution(turn: TurnRecord) -> list[CheckResult]:
@@ -121,12 +132,16 @@ class _Occurrence:
         return self.call.informational_only or self.call.server_label is not None
 
 
-def orphans(messages: Sequence[Message], *, allow_pauses: bool) -> list[str]:
+def orphans(messages: Sequence[Message], *, allow_pauses: bool,
+            caller_placeholders: Collection[str] = ()) -> list[str]:
     """Calls without a result and results without a call, matching reused ids by occurrence in order.
 
-    A pending-approval placeholder result (`APPROVAL_PENDING`) is not terminal: it marks the earliest open
+    A pending-approval placeholder result (`placeholder_results`: the caller's, for an occurrence awaiting a
+    decision; never a tool's output that happens to read the same) is not terminal: it marks the earliest open
     occurrence of its call id as paused. Caller-side (`allow_pauses`) that is allowed; in a model-bound history the
-    placeholder itself is a failure, and so is the paused call it leaves open.
+    placeholder itself is a failure, and so is the paused call it leaves open. The approval wrappers that tell a
+    placeholder apart are gone from a model-bound history, so there `caller_placeholders` names the call ids the
+    caller wrote placeholders for.
 
     Caller-side, a call with no result in a model response that paused for approval or input is held back with its
     batch (the spec's mixed batches: "hidden safe calls replay only with the matching visible approval"), so it is
@@ -134,6 +149,7 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool) -> list[str]:
     """
     open_calls: list[_Occurrence] = []
     problems: list[str] = []
+    placeholders = placeholder_results(messages)
     batch = 0
     previous_role: str | None = None
     for message in messages:
@@ -143,7 +159,9 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool) -> list[str]:
         for content in message.contents:
             if isinstance(content, FunctionCall):
                 open_calls.append(_Occurrence(content, batch=batch))
-            elif isinstance(content, FunctionResult) and content.result == APPROVAL_PENDING:
+            elif isinstance(content, FunctionResult) and (
+                    id(content) in placeholders
+                    or (content.result == APPROVAL_PENDING and content.call_id in caller_placeholders)):
                 match = next((o for o in open_calls if not o.closed and o.call.call_id == content.call_id), None)
                 if match is None:
                     problems.append(f"placeholder result for '{content.call_id}' has no open call before it")
@@ -183,8 +201,12 @@ def check_no_orphans(run: RunRecord) -> list[CheckResult]:
     for turn in run.turns:
         # With session-kept history the conversation so far is part of what the caller is shown to continue.
         earlier = _session_history(run, turn.index)
+        given = earlier + turn.input_messages()
+        written = placeholder_results(given)
+        caller_placeholders = {c.call_id for m in given for c in m.contents
+                               if isinstance(c, FunctionResult) and id(c) in written}
         if turn.view.response is not None and caller_side:
-            transcript = earlier + turn.input_messages() + turn.response_messages()
+            transcript = given + turn.response_messages()
             failures.extend(_fail("no-orphans", turn.index, f"caller-visible transcript: {p}")
                             for p in orphans(transcript, allow_pauses=True))
         # A turn that raised leaves the caller an exception, not a transcript: the updates streamed before it are
@@ -195,7 +217,8 @@ def check_no_orphans(run: RunRecord) -> list[CheckResult]:
                             for p in orphans(streamed, allow_pauses=True))
         for request in turn.requests:
             failures.extend(_fail("no-orphans", turn.index, f"history sent with model call #{request.number}: {p}")
-                            for p in orphans(request.seen, allow_pauses=False))
+                            for p in orphans(request.seen, allow_pauses=False,
+                                             caller_placeholders=caller_placeholders))
     return failures or _pass("no-orphans")
 
 

@@ -14,10 +14,11 @@ call id in a later round, so one id can name several logical calls:
   occurrence (an assistant message just before the decision); a decision for a closed occurrence, or a second
   decision for one occurrence, is history and stays inert;
 * a `function_result` closes the earliest open occurrence of its call id, which makes any decision on it inert —
-  except the pending-approval placeholder (`APPROVAL_PENDING`), which is not terminal: it attaches to the earliest
-  open occurrence of its call id without one, whose decision stays pending, and marks where that occurrence's
-  terminal result goes (the execution's result on approval, the rejection on rejection: a replacement, never a
-  second result); a placeholder the loop does not replace now never reaches the model;
+  except the pending-approval placeholder (`APPROVAL_PENDING`, when the occurrence it would attach to has a request
+  and no decision yet; the same text anywhere else is a tool's output and terminal), which is not terminal: it
+  attaches to the earliest open occurrence of its call id without one, whose decision stays pending, and marks where
+  that occurrence's terminal result goes (the execution's result on approval, the rejection on rejection: a
+  replacement, never a second result); a placeholder the loop does not replace now never reaches the model;
 * a `user_input_request` for a call whose decision was already carried out (an approved execution that asked for
   more input) consumes that decision; the occurrence stays open for the caller's answer. Any other marks its call
   as a host-owned call waiting for the caller's result.
@@ -221,8 +222,11 @@ def _scan_content(scan: Scan, content: Content) -> list[_Kept]:
         occurrence = scan.first(content.call_id, unplaced=True)
         if occurrence is None:
             return []  # no open call to hold it: never the model's to see
-        occurrence.placeholder = True
-        return [(content, None, occurrence)]
+        if occurrence.request_id is not None and occurrence.decision is None:
+            occurrence.placeholder = True
+            return [(content, None, occurrence)]
+        # Not a placeholder: the occurrence awaits no decision, so this is a tool's output that reads the same. It is
+        # the call's result, and never grants approval authority.
     if isinstance(content, FunctionResult):
         occurrence = _answered_occurrence(scan, content)
         if occurrence is not None:
