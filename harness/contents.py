@@ -151,9 +151,13 @@ _KIND_BY_TYPE: dict[type, str] = {
 
 
 def merge_contents(contents: Iterable[Content]) -> tuple[Content, ...]:
-    """Join streaming fragments: adjacent text or reasoning, and argument chunks of one call id.
+    """Join streaming fragments: adjacent text or reasoning, and the fragments of one call.
 
-    This is the normalisation of chunking, so `merge_contents` of a streamed transcript equals the unchunked one.
+    A call fragment continues the call before it when their ids agree (the same id, or either has none yet) and
+    they do not both carry a name: providers send a call's id, name and argument text in any grouping over its
+    deltas, and the continuation deltas often repeat neither id nor name. A fragment with a name after a named call
+    starts a new call. This is the normalisation of chunking, so `merge_contents` of a streamed transcript equals
+    the unchunked one.
     """
     merged: list[Content] = []
     for content in contents:
@@ -178,19 +182,27 @@ def _join(previous: Content, content: Content) -> Content | None:
     if (
         isinstance(previous, FunctionCall)
         and isinstance(content, FunctionCall)
-        and content.call_id == previous.call_id
-        and isinstance(previous.arguments, str)
-        and isinstance(content.arguments, str)
+        and (content.call_id == previous.call_id or not content.call_id or not previous.call_id)
+        and not (content.name and previous.name)
+        and (before := _argument_text(previous.arguments)) is not None
+        and (after := _argument_text(content.arguments)) is not None
     ):
         return FunctionCall(
-            previous.call_id,
+            previous.call_id or content.call_id,
             previous.name or content.name,
-            previous.arguments + content.arguments,
+            before + after,
             previous.informational_only or content.informational_only,
             previous.server_label or content.server_label,
             previous.occurrence_id or content.occurrence_id,
         )
     return None
+
+
+def _argument_text(arguments: Mapping[str, JSON] | str) -> str | None:
+    """A fragment's arguments as text to join: a blank fragment may reach us already parsed into `{}`."""
+    if isinstance(arguments, str):
+        return arguments
+    return "" if not arguments else None
 
 
 def parse_arguments(raw: object) -> Mapping[str, JSON] | str:
@@ -237,7 +249,6 @@ def fold_updates(updates: Sequence[Update], finish_reason: str | None = None) ->
         finish_reason = update.finish_reason or finish_reason
     return Response(tuple(Message(m.role, merge_contents(m.contents)) for m in messages), finish_reason,
                     conversation_id)
-
 
 
 @dataclass

@@ -23,6 +23,8 @@ from harness.contents import (
     Update,
     Usage,
     UserInputRequest,
+    fold_updates,
+    merge_contents,
 )
 from harness.contract import LoopConfig, Mode
 from harness.scenario.schema import (
@@ -36,6 +38,7 @@ from harness.scenario.schema import (
     TurnSpec,
 )
 from harness.script import ApprovalRuleSpec, ModelStep, ToolBehaviour, ToolSpec
+from harness.transcript import messages_form
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,10 @@ def build_step(spec: ModelStepSpec, turn: int, number: int, calls: dict[str, Fun
                 if label:
                     calls[label] = content
     finish = spec.finish_reason or _default_finish(messages)
+    if spec.stream is not None:
+        message_id = f"t{turn + 1}-m{number}-1"
+        updates = [Update("assistant", tuple(stream_fragment(c, calls) for c in update), message_id)
+                   for update in spec.stream]
     if updates:
         last = updates[-1]
         # The response's metadata travels on its last chunk, as a service's completion event carries it.
@@ -189,6 +196,36 @@ def build_step(spec: ModelStepSpec, turn: int, number: int, calls: dict[str, Fun
         optional=spec.optional,
         source_line=line,
     )
+
+
+def stream_fragment(spec: ContentSpec, calls: dict[str, FunctionCall]) -> Content:
+    """One content of a scripted update: a call fragment keeps only the fields it names (the others empty)."""
+    call = spec.function_call
+    if call is None:
+        return build_content(spec, calls)
+    arguments: Any = call.arguments if isinstance(call.arguments, str) else (
+        json.dumps(call.arguments) if call.arguments else "")
+    return FunctionCall("" if call.call_id is None else str(call.call_id), "" if call.name is None else str(call.name),
+                        arguments, call.informational_only, call.server_label)
+
+
+def stream_problem(spec: ModelStepSpec) -> str | None:
+    """Why a step's scripted `stream` does not add up to its `contents`, if it does not."""
+    if spec.stream is None or spec.contents is None:
+        return None
+    calls = {str(c.function_call.call_id): build_call(c.function_call) for c in spec.contents
+             if c.function_call is not None}
+    try:
+        whole = merge_contents(tuple(build_content(c, calls) for c in spec.contents))
+        updates = [Update("assistant", tuple(stream_fragment(c, calls) for c in u), "m") for u in spec.stream]
+    except KeyError:
+        return None  # a wrapper naming an earlier turn's call: resolved, and checked, elsewhere
+    folded = fold_updates(updates).messages
+    streamed = folded[0].contents if folded else ()
+    if streamed == whole:
+        return None
+    return (f"the updates add up to {json.dumps(messages_form([Message('assistant', streamed)])[0]['contents'])}, "
+            f"not to 'contents' {json.dumps(messages_form([Message('assistant', whole)])[0]['contents'])}")
 
 
 def _chunks(spec: ContentSpec, content: Content, role: Role, message_id: str) -> list[Update]:

@@ -12,6 +12,7 @@ from pydantic_core import ErrorDetails
 
 from harness.errors import ScenarioProblem
 from harness.scenario.matchers import MATCHERS, InvalidPatternError, compile_pattern, is_matcher
+from harness.scenario.model import stream_problem
 from harness.scenario.schema import (
     CONTENT_KEYS,
     STANDING_DECISIONS,
@@ -112,6 +113,10 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
 def _script_references(source: YamlSource, t: int, steps: Sequence[ModelStepSpec],
                        references: set[str]) -> Iterator[ScenarioProblem]:
     for n, step in enumerate(steps):
+        problem = stream_problem(step)
+        if problem is not None:
+            where: DataPath = ("turns", t, "model", n, "stream")
+            yield problem_at(source, where, "invalid-value", f"{describe(where)}: {problem}")
         groups: list[tuple[DataPath, list[ContentSpec]]]
         if step.messages is not None:
             groups = [(("turns", t, "model", n, "messages", m, "contents"), message.contents)

@@ -230,6 +230,12 @@ class ModelStepSpec(Strict):
     conversation_id: str | None = Field(
         default=None, min_length=1,
         description="The service's conversation id after this response (service-managed continuation).")
+    stream: list[list[ContentSpec]] | None = Field(
+        default=None, min_length=1,
+        description="Streaming only: the updates this response arrives in, each a list of contents, which must add up "
+                    "to 'contents'. A function_call fragment holds any of call_id, name and an 'arguments' text "
+                    "fragment; a fragment continues the call before it when it repeats its id or has none, and "
+                    "does not bring a second name.")
     ignores_tool_choice: bool = Field(
         default=False, description="Deliberately returns calls even when tool_choice is 'none'."
     )
@@ -244,6 +250,8 @@ class ModelStepSpec(Strict):
             raise ValueError("'fault' describes a failing model call: it needs 'raises'")
         if self.raises is not None and self.conversation_id is not None:
             raise ValueError("a failing model call issues no 'conversation_id'")
+        if self.stream is not None and self.contents is None:
+            raise ValueError("'stream' splits the one assistant message of 'contents': it needs 'contents'")
         return self
 
 
