@@ -46,6 +46,7 @@ Capability = Literal[
     "session-serialization",  # the session can be saved (as JSON or the like) and restored before a turn
     "persisted-budgets",  # the saved session holds the loop's spent budgets (consecutive errors, function calls)
     "approval-policy",  # an approval layer: standing decisions, auto-approval rules, one approval surfaced per run
+    "signature-tools",  # tools declared as Python functions (`ToolSpec.signature`, built with `harness.signatures`)
 ]
 
 # What a caller that keeps its own history and holds no session object cannot ask for: an adapter's stateless

@@ -97,6 +97,17 @@ class ToolBehaviour:
 
 
 @dataclass(frozen=True)
+class ToolParameter:
+    """One parameter of a tool declared by its Python signature: its name, type text (e.g. ``int | None``) and
+    default (`has_default` tells a `None` default from none)."""
+
+    name: str
+    type: str
+    default: JSON = None
+    has_default: bool = False
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     name: str
     description: str = ""
@@ -105,6 +116,8 @@ class ToolSpec:
     approval_required: bool = False
     declaration_only: bool = False
     offered: bool = True  # False: only available once another tool adds it at run time
+    # Declared as a Python signature (`harness.signatures`); `parameters` then holds the JSON schema it implies.
+    signature: tuple[ToolParameter, ...] | None = None
 
 
 @dataclass(frozen=True)

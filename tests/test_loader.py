@@ -111,7 +111,7 @@ def test_unknown_key_far_from_any_allowed_one_lists_the_allowed_keys(tmp_path: P
     problem = _error(path).problems[0]
     assert (problem.line, problem.column, problem.code) == (6, 5, "unknown-key")
     assert problem.hint is not None
-    assert problem.hint.startswith("allowed keys: name, description, parameters, returns")
+    assert problem.hint.startswith("allowed keys: name, description, parameters, signature, returns")
 
 
 def test_wrong_type(tmp_path: Path) -> None:

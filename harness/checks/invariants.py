@@ -24,6 +24,7 @@ from harness.contents import (
 from harness.limits import DEFAULT_MAX_ITERATIONS
 from harness.records import RunRecord, TurnRecord
 from harness.results import CheckResult
+from harness.signatures import as_received
 from harness.transcript import messages_form, normalised_flow, render_flow
 
 # A loop with no configured bound still must stop; past this many model calls in one turn it is a runaway.
@@ -52,13 +53,18 @@ def check_exactly_once(run: RunRecord) -> list[CheckResult]:
     served_by_args: Counter[tuple[str, str]] = Counter()
     executed: Counter[str] = Counter()
     executed_by_args: Counter[tuple[str, str]] = Counter()
+    signatures = {tool.name: tool.signature for tool in run.scenario.tools}
+
+    def received(call: FunctionCall) -> str:
+        return _args_key(as_received(signatures.get(call.name), call.arguments))
+
     for turn in run.turns:
         for call in turn.served_calls():
             served[call.call_id] += 1
-            served_by_args[(call.name, _args_key(call.arguments))] += 1
+            served_by_args[(call.name, received(call))] += 1
         for call in _handwritten_calls(turn.input_messages(), served):
             served[call.call_id] += 1
-            served_by_args[(call.name, _args_key(call.arguments))] += 1
+            served_by_args[(call.name, received(call))] += 1
         for execution in turn.executions:
             if execution.call_id is not None:
                 executed[execution.call_id] += 1

@@ -37,7 +37,8 @@ from harness.scenario.schema import (
     ToolSpecModel,
     TurnSpec,
 )
-from harness.script import ApprovalRuleSpec, ModelStep, ToolBehaviour, ToolSpec
+from harness.script import ApprovalRuleSpec, ModelStep, ToolBehaviour, ToolParameter, ToolSpec
+from harness.signatures import json_schema
 from harness.transcript import messages_form
 
 
@@ -88,8 +89,10 @@ def build_tool(model: ToolSpecModel) -> ToolSpec:
         behaviours = tuple(_behaviour(b) for b in model.behaviour)
     else:
         behaviours = (ToolBehaviour("return", model.returns),)
-    parameters: dict[str, Any] = model.parameters if model.parameters is not None else {
-        "type": "object", "properties": {}}
+    signature = tuple(ToolParameter(p.name, p.type, p.default, "default" in p.model_fields_set)
+                      for p in model.signature) if model.signature is not None else None
+    parameters: dict[str, Any] = model.parameters if model.parameters is not None else (
+        json_schema(signature) if signature is not None else {"type": "object", "properties": {}})
     return ToolSpec(
         model.name,
         model.description,
@@ -98,6 +101,7 @@ def build_tool(model: ToolSpecModel) -> ToolSpec:
         approval_required=model.approval == "required",
         declaration_only=model.declaration_only,
         offered=model.offered,
+        signature=signature,
     )
 
 

@@ -76,6 +76,7 @@ _FEATURE_CAPABILITIES = {
     "session_changes": ("persisted-budgets", "a turn that changes persisted counters"),
     "conversation_id": ("service-continuation", "a model step with 'conversation_id'"),
     "approval_policy": ("approval-policy", "'approval_policy'"),
+    "signature": ("signature-tools", "a tool declared by 'signature'"),
     "standing": ("approval-policy", "a standing approval decision"),
 }
 
@@ -87,6 +88,9 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
             yield problem_at(source, path, "missing-capability", f"{what} needs '{capability}' in 'requires'",
                              f"add it: requires: [{', '.join([*spec.requires, capability])}]")
 
+    for t, tool in enumerate(spec.tools):
+        if tool.signature is not None:
+            yield from missing("signature", ("tools", t, "signature"))
     if spec.approval_policy is not None:
         yield from missing("approval_policy", ("approval_policy",))
         if not spec.session:

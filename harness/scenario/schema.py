@@ -16,6 +16,12 @@ from harness.contract import Capability
 CapabilityName = Capability
 
 
+# Parameter types a tool's Python signature may use (`harness.signatures`).
+SignatureType = Literal[
+    "str", "int", "float", "bool", "list[str]", "list[int]", "dict",
+    "str | None", "int | None", "float | None", "bool | None", "list[str] | None", "list[int] | None", "dict | None",
+]
+
 # Exception types a scripted tool may raise: built-ins only, so a scenario names no implementation's classes. KeyError
 # and TimeoutError matter: some loops raise them for their own control flow and may confuse a tool's with theirs.
 ExceptionName = Literal[
@@ -164,10 +170,22 @@ class BehaviourSpec(Strict):
         return self
 
 
+class ParameterSpec(Strict):
+    """One parameter of a tool declared by its Python signature."""
+
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    type: SignatureType
+    default: Any = Field(default=None, description="Makes the parameter optional with this default (null: None).")
+
+
 class ToolSpecModel(Strict):
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$")
     description: str = ""
     parameters: dict[str, Any] | None = None
+    signature: list[ParameterSpec] | None = Field(
+        default=None, description="Declare the tool as a Python function with these parameters instead of a JSON "
+                                  "schema (capability signature-tools); executions then record the arguments the "
+                                  "function received, defaults included.")
     returns: Any = Field(default=None, description="Shorthand for a single behaviour that returns this value.")
     behaviour: list[BehaviourSpec] | None = Field(
         default=None, description="Behaviours of successive invocations; the last one repeats."
@@ -175,6 +193,17 @@ class ToolSpecModel(Strict):
     approval: Literal["required", "never"] = "never"
     declaration_only: bool = False
     offered: bool = Field(default=True, description="False: only available after another tool adds it.")
+
+    @model_validator(mode="after")
+    def _one_declaration(self) -> ToolSpecModel:
+        if self.signature is not None and self.parameters is not None:
+            raise ValueError("a tool is declared by 'parameters' (a JSON schema) or by 'signature', not both")
+        if self.signature is not None and self.declaration_only:
+            raise ValueError("a declaration-only tool has no function: declare it with 'parameters'")
+        names = [p.name for p in self.signature or []]
+        if len(names) != len(set(names)):
+            raise ValueError("signature parameter names must be unique")
+        return self
 
 
 class AutoApprovalRuleSpec(Strict):

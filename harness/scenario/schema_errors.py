@@ -165,7 +165,8 @@ def short_value(value: Any) -> str:
 def describe(path: DataPath) -> str:
     """A reader's name for a data path: ``turn 2 › model step 1 › content 1``."""
     names = {"turns": "turn", "model": "model step", "contents": "content", "tools": "tool", "input": "input item",
-             "messages": "message", "behaviour": "behaviour", "requests": "request", "response": "response message"}
+             "messages": "message", "behaviour": "behaviour", "requests": "request", "response": "response message",
+             "signature": "parameter", "auto_approve": "rule", "stream": "update"}
     words: list[str] = []
     items = list(path)
     i = 0

@@ -88,7 +88,9 @@ class AgentFrameworkConversation:
         # caller, whose decisions the layer must honour from the replayed transcript alone.
         self.stateless = stateless
         self.catalogue = build_tools(setup.toolbox.tools)
-        needs_middleware = any(b.terminate for t in setup.toolbox.tools.values() for b in t.spec.behaviours)
+        # The middleware also tells a Python-declared tool's body which call it runs for (it has no context).
+        needs_middleware = any(b.terminate for t in setup.toolbox.tools.values() for b in t.spec.behaviours) or any(
+            t.spec.signature is not None for t in setup.toolbox.tools.values())
         client_type = ScriptedStoringChatClient if setup.service_stores_history else ScriptedChatClient
         self.client = client_type(
             setup.provider,
@@ -207,7 +209,7 @@ class AgentFrameworkAdapter:
             self.name = "agent_framework_stateless"
         capabilities: set[Capability] = {
             "approval", "declaration-only", "middleware-termination", "invocation-kwargs", "hosted-tools",
-            "reasoning", "sessions", "user-input", "session-serialization", "approval-policy",
+            "reasoning", "sessions", "user-input", "session-serialization", "approval-policy", "signature-tools",
             "service-continuation",
         }
         if FEATURES.context_add_tools:

@@ -20,6 +20,7 @@ from agent_framework import (
 from harness.adapters.agent_framework.features import FEATURES
 from harness.contents import JSON
 from harness.contract import Tool
+from harness.signatures import python_function
 
 
 @dataclass
@@ -57,6 +58,15 @@ def build_tools(scripted: Mapping[str, Tool]) -> dict[str, FunctionTool]:
 
 def _function_tool(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> FunctionTool:
     spec = tool.spec
+    if spec.signature is not None:
+        # Declared the way users declare tools: a Python function, whose signature the framework turns into its
+        # own argument model.
+        return FunctionTool(
+            name=spec.name,
+            description=spec.description or spec.name,
+            approval_mode="always_require" if spec.approval_required else "never_require",
+            func=python_function(spec.name, spec.signature, _user_body(tool)),
+        )
     body = None if spec.declaration_only else _body(tool, catalogue)
     return FunctionTool(
         name=spec.name,
@@ -65,6 +75,21 @@ def _function_tool(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> Functio
         func=body,
         input_model=dict(spec.parameters),
     )
+
+
+def _user_body(tool: Tool) -> Callable[[dict[str, JSON]], Awaitable[Any]]:
+    async def body(arguments: dict[str, JSON]) -> Any:
+        scope = _SCOPE.get()
+        outcome = await tool.run(arguments, scope.call_id if scope else None)
+        if outcome.input_requests:
+            raise UserInputRequiredException([_input_request(p) for p in outcome.input_requests])
+        if scope is not None and outcome.terminate:
+            scope.terminate = True
+        if outcome.parts:
+            return [Content.from_text(part) for part in outcome.parts]
+        return outcome.value
+
+    return body
 
 
 def _input_request(payload: JSON) -> Content:

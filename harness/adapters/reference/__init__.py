@@ -27,13 +27,14 @@ from harness.contract import (
     Tool,
     TurnInput,
 )
+from harness.signatures import bind
 
 LoopFactory = Callable[[ConversationSetup, Mapping[str, LoopTool]], ReferenceLoop]
 
 REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
      "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "occurrence-identity",
-     "service-continuation", "session-serialization", "persisted-budgets", "approval-policy"}
+     "service-continuation", "session-serialization", "persisted-budgets", "approval-policy", "signature-tools"}
 )
 
 
@@ -46,7 +47,12 @@ def wrap_tool(tool: Tool) -> LoopTool:
     if tool.spec.declaration_only:
         return LoopTool(tool.name, None, tool.spec.approval_required, tool.spec.parameters)
 
+    signature = tool.spec.signature
+
     async def run(arguments: Mapping[str, JSON], call_id: str) -> ToolReturn:
+        if signature is not None:
+            # A user's Python function: the call binds its arguments, defaults included, before the body runs.
+            arguments = bind(signature, arguments)
         outcome = await tool.run(arguments, call_id)
         if outcome.input_requests:
             raise UserInputRequired(outcome.input_requests)
