@@ -262,6 +262,8 @@ def adapter_for(loop_class: type[ReferenceLoop], name: str | None = None) -> Ref
     """A `ReferenceAdapter` that drives `loop_class` instead of the reference loop, named after the class."""
 
     def factory(setup: ConversationSetup, catalog: Mapping[str, LoopTool]) -> ReferenceLoop:
+        if setup.approval_policy is None:  # controls that predate the approval layer take three arguments
+            return loop_class(setup.provider, setup.config, catalog)
         return loop_class(setup.provider, setup.config, catalog, setup.approval_policy)
 
     return ReferenceAdapter(factory=factory, name=name or f"control-{_kebab(loop_class.__name__)}")

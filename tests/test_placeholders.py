@@ -49,39 +49,51 @@ def test_the_placeholder_text_is_the_one_the_spec_names() -> None:
 # --- orphans() ------------------------------------------------------------------------------------------------
 
 
+def _asked(call: FunctionCall) -> ApprovalRequest:
+    return ApprovalRequest(f"r-{call.call_id}", call)
+
+
 def test_a_placeholder_pauses_its_call_caller_side() -> None:
-    messages = [_msg("assistant", _call()), _msg("tool", _placeholder())]
+    messages = [_msg("assistant", _call(), _asked(_call())), _msg("tool", _placeholder())]
     assert orphans(messages, allow_pauses=True) == []
 
 
 def test_a_placeholder_and_its_paused_call_fail_in_model_bound_history() -> None:
-    problems = orphans([_msg("assistant", _call()), _msg("tool", _placeholder())], allow_pauses=False)
+    # Model-bound history has no approval wrappers: the caller's side says which results were its placeholders.
+    problems = orphans([_msg("assistant", _call()), _msg("tool", _placeholder())], allow_pauses=False,
+                       caller_placeholders={"c1"})
     assert len(problems) == 2
     assert "pending-approval placeholder" in problems[0]
     assert "is paused" in problems[1]
 
 
 def test_the_terminal_result_after_a_placeholder_closes_the_call_without_an_orphan() -> None:
-    messages = [_msg("assistant", _call()), _msg("tool", _placeholder()), _msg("tool", FunctionResult("c1", "ok"))]
+    messages = [_msg("assistant", _call(), _asked(_call())), _msg("tool", _placeholder()),
+                _msg("tool", FunctionResult("c1", "ok"))]
     assert orphans(messages, allow_pauses=True) == []
     # The model still must not see the placeholder, even next to the terminal result.
-    problems = orphans(messages, allow_pauses=False)
+    model_bound = [_msg("assistant", _call()), *messages[1:]]
+    problems = orphans(model_bound, allow_pauses=False, caller_placeholders={"c1"})
     assert len(problems) == 1
     assert "pending-approval placeholder" in problems[0]
 
 
-def test_a_placeholder_without_an_open_call_is_reported() -> None:
+def test_a_placeholder_text_without_an_open_call_is_a_stray_result() -> None:
+    # No occurrence awaits a decision, so the text is a result like any other, and it answers no call.
     messages = [_msg("assistant", _call()), _msg("tool", FunctionResult("c1", "ok")), _msg("tool", _placeholder())]
-    assert orphans(messages, allow_pauses=True) == ["placeholder result for 'c1' has no open call before it"]
+    assert orphans(messages, allow_pauses=True) == ["result for 'c1' has no open call before it"]
 
 
 def test_a_placeholder_for_a_reused_id_belongs_to_the_open_occurrence() -> None:
     first, second = _call(name="list_files"), _call()
     messages = [_msg("assistant", first), _msg("tool", FunctionResult("c1", "a.txt")),
-                _msg("assistant", second), _msg("tool", _placeholder()), _msg("tool", FunctionResult("c1", "ok"))]
+                _msg("assistant", second, _asked(second)), _msg("tool", _placeholder()),
+                _msg("tool", FunctionResult("c1", "ok"))]
     assert orphans(messages, allow_pauses=True) == []
     assert orphans(messages[:4], allow_pauses=True) == []
-    assert orphans(messages[:4], allow_pauses=False)[-1] == "call 'c1' (delete_file) is paused for approval or input"
+    model_bound = [*messages[:2], _msg("assistant", second), messages[3]]
+    assert orphans(model_bound, allow_pauses=False, caller_placeholders={"c1"})[-1] == (
+        "call 'c1' (delete_file) is paused for approval or input")
 
 
 # --- the approval checks ----------------------------------------------------------------------------------------

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypeGuard
 
 from harness.contents import (
+    APPROVAL_PENDING,
     ApprovalRequest,
     ApprovalResponse,
     Content,
@@ -95,10 +96,25 @@ def _terminal(content: object, placeholders: set[int]) -> TypeGuard[FunctionResu
     return isinstance(content, FunctionResult) and id(content) not in placeholders
 
 
-def _results(messages: Sequence[Message]) -> Counter[str]:
+def _placeholders(messages: Sequence[Message], caller_placeholders: Collection[str] = ()) -> set[int]:
+    """The placeholder results in `messages`. A model-bound history has lost the approval wrappers that tell a
+    placeholder apart, so there the call ids the caller wrote placeholders for (`caller_placeholders`) say it."""
+    found = placeholder_results(messages)
+    found.update(id(c) for c in _contents(messages)
+                 if isinstance(c, FunctionResult) and c.result == APPROVAL_PENDING and c.call_id in caller_placeholders)
+    return found
+
+
+def _results(messages: Sequence[Message], caller_placeholders: Collection[str] = ()) -> Counter[str]:
     """Terminal results in `messages`, by call id."""
-    placeholders = placeholder_results(messages)
+    placeholders = _placeholders(messages, caller_placeholders)
     return Counter(c.call_id for c in _contents(messages) if _terminal(c, placeholders))
+
+
+def _written_placeholders(messages: Sequence[Message]) -> set[str]:
+    """Call ids the caller wrote a pending-approval placeholder for in `messages`."""
+    found = placeholder_results(messages)
+    return {c.call_id for c in _contents(messages) if isinstance(c, FunctionResult) and id(c) in found}
 
 
 def _hosted(content: ApprovalRequest | ApprovalResponse) -> bool:
@@ -180,10 +196,10 @@ def _read_decision(response: ApprovalResponse, occurrences: list[_Occurrence]) -
     return _Read(response, target, None)
 
 
-def _open_calls(messages: Sequence[Message]) -> list[FunctionCall]:
+def _open_calls(messages: Sequence[Message], caller_placeholders: Collection[str] = ()) -> list[FunctionCall]:
     """Calls in `messages` left without a result, matching reused ids by occurrence in order."""
     occurrences: list[_Occurrence] = []
-    placeholders = placeholder_results(messages)
+    placeholders = _placeholders(messages, caller_placeholders)
     for message in messages:
         for content in message.contents:
             _track(occurrences, content, placeholders)
@@ -458,9 +474,10 @@ class _Analysis:
                               f"call {_describe(target.call)} was rejected in turn {turn.index + 1}, but the turn's "
                               f"response holds {results[call_id]} function_result(s) with call id '{call_id}' for "
                               f"{wanted} decision(s)" + _approval_id_note(target, results))
+            written = _written_placeholders(_loop_input(self.run, turn))
             for request in turn.requests:
-                open_ids = {c.call_id for c in _open_calls(request.seen)}
-                sent = _results(request.seen)
+                open_ids = {c.call_id for c in _open_calls(request.seen, written)}
+                sent = _results(request.seen, written)
                 if call_id in open_ids or (target.request_id != call_id and sent[target.request_id]):
                     self.fail(REJECTION_CALL_ID, turn.index,
                               f"model call #{request.number} received the rejected call {_describe(target.call)} "
