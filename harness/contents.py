@@ -22,12 +22,24 @@ class Text:
     text: str
 
 
+ReasoningKind = Literal["text", "summary", "encrypted"]
+
+
 @dataclass(frozen=True)
 class Reasoning:
-    """Model reasoning; `signature` is the provider's opaque data that must travel with the call it explains."""
+    """Model reasoning; `signature` is the provider's opaque data that must travel with the call it explains.
+
+    Providers send reasoning as items: `item_id` names one (several may precede one call, and streamed fragments
+    of different items must not run together), `kind` says whether its text is the raw reasoning, a summary of it,
+    or absent because the content is encrypted, and `data` carries the provider's opaque payload (an encrypted
+    content, say). Each item is bound to the call it precedes and must travel with it, unchanged.
+    """
 
     text: str = ""
     signature: str | None = None
+    item_id: str | None = None
+    kind: ReasoningKind = "text"
+    data: JSON = None
 
 
 @dataclass(frozen=True)
@@ -177,8 +189,12 @@ def _join(previous: Content, content: Content) -> Content | None:
         isinstance(previous, Reasoning)
         and isinstance(content, Reasoning)
         and (previous.signature is None or content.signature is None)
+        and previous.item_id == content.item_id
+        and previous.kind == content.kind
+        and (previous.data is None or content.data is None)
     ):
-        return Reasoning(previous.text + content.text, previous.signature or content.signature)
+        return Reasoning(previous.text + content.text, previous.signature or content.signature, previous.item_id,
+                         previous.kind, previous.data if previous.data is not None else content.data)
     if (
         isinstance(previous, FunctionCall)
         and isinstance(content, FunctionCall)

@@ -15,6 +15,7 @@ INVARIANT_CHECKS = (
     "inputs-unmutated",
     "stream-agreement",
     "parallel-order",
+    "reasoning-bound",
     "bounded",
     "rejected-never-runs",
     "approved-once",
@@ -28,6 +29,7 @@ HARNESS_CHECKS = ("scenario-file", "judging")
 EXPECT_CHECKS = (
     "expect.response",
     "expect.executions",
+    "expect.rules-asked",
     "expect.model-calls",
     "expect.requests",
     "expect.stream-order",

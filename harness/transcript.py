@@ -43,6 +43,12 @@ def content_form(content: Content) -> dict[str, Any]:
         body = content.text
     elif isinstance(content, Reasoning):
         body = {"text": content.text} | ({"signature": content.signature} if content.signature else {})
+        if content.item_id is not None:
+            body["id"] = content.item_id
+        if content.kind != "text":
+            body["kind"] = content.kind
+        if content.data is not None:
+            body["data"] = content.data
     elif isinstance(content, FunctionCall):
         body = call_form(content)
     elif isinstance(content, FunctionResult):

@@ -17,6 +17,7 @@ from harness.contents import (
     FunctionCall,
     FunctionResult,
     Message,
+    Reasoning,
     UserInputRequest,
     fold_updates,
     placeholder_results,
@@ -339,6 +340,64 @@ def check_parallel_order(run: RunRecord) -> list[CheckResult]:
     return failures or _pass("parallel-order")
 
 
+def check_reasoning_bound(run: RunRecord) -> list[CheckResult]:
+    """Each reasoning item a model response put before a call travels with that call, unchanged: in every later
+    conversation the model answers that holds the call, the item stands before it in the same message (spec:
+    replay "includes the service-required reasoning representation before the paired call")."""
+    failures: list[CheckResult] = []
+    bound: list[tuple[FunctionCall, tuple[Reasoning, ...]]] = []
+    for turn in run.turns:
+        for position, request in enumerate(turn.requests):
+            for call, items in bound:
+                problem = _reasoning_problem(request.seen, call, items)
+                if problem is not None:
+                    failures.append(_fail("reasoning-bound", turn.index,
+                                          f"history sent with model call #{request.number}: {problem}"))
+            if position < len(turn.served):
+                bound.extend(_bindings(turn.served[position].response.messages))
+    return failures or _pass("reasoning-bound")
+
+
+def _bindings(messages: Sequence[Message]) -> list[tuple[FunctionCall, tuple[Reasoning, ...]]]:
+    """Each call of a response with the reasoning items that came before it (since the previous call)."""
+    found: list[tuple[FunctionCall, tuple[Reasoning, ...]]] = []
+    for message in messages:
+        pending: list[Reasoning] = []
+        for content in message.contents:
+            if isinstance(content, Reasoning):
+                pending.append(content)
+            elif isinstance(content, FunctionCall):
+                if pending:
+                    found.append((content, tuple(pending)))
+                pending = []
+    return found
+
+
+def _reasoning_problem(seen: Sequence[Message], call: FunctionCall, items: tuple[Reasoning, ...]) -> str | None:
+    for message in seen:
+        for index, content in enumerate(message.contents):
+            if isinstance(content, FunctionCall) and _same_call(content, call):
+                before = [c for c in message.contents[:index] if isinstance(c, Reasoning)]
+                missing = [item for item in items if item not in before]
+                if missing:
+                    return (f"call '{call.call_id}' arrives without its reasoning item(s) "
+                            f"{', '.join(_describe_reasoning(m) for m in missing)} before it")
+                order = [before.index(item) for item in items]
+                if order != sorted(order):
+                    return f"the reasoning items of call '{call.call_id}' arrive in another order"
+                return None
+    return None  # the call is not in this conversation (yet, or no longer): nothing to carry
+
+
+def _same_call(content: FunctionCall, call: FunctionCall) -> bool:
+    return (content.call_id, content.name, _args_key(content.arguments)) == (
+        call.call_id, call.name, _args_key(call.arguments))
+
+
+def _describe_reasoning(item: Reasoning) -> str:
+    return f"'{item.item_id}'" if item.item_id else f"({item.kind}: {item.text[:40]!r})"
+
+
 def _result_key(result: FunctionResult) -> tuple[str, str]:
     return result.call_id, json.dumps(result.result, sort_keys=True, default=str)
 
@@ -413,6 +472,7 @@ INVARIANTS = (
     check_inputs_unmutated,
     check_stream_agreement,
     check_parallel_order,
+    check_reasoning_bound,
     check_bounded,
     *APPROVAL_INVARIANTS,
 )

@@ -29,6 +29,7 @@ MEANING = {
     "approved-once": "an approved call executes exactly once",
     "bounded": "a turn ends within its limits, with tools disabled after a limit",
     "parallel-order": "results keep the model's order",
+    "reasoning-bound": "reasoning items travel with the call they precede",
     "rejection-call-id": "a rejection carries the call's id",
     "approval-inert": "a replayed decision changes nothing",
     "no-approval-wrappers-to-model": "local approval wrappers never reach the model",

@@ -131,7 +131,7 @@ def build_content(spec: ContentSpec, calls: dict[str, FunctionCall]) -> Content:
     if kind == "reasoning":
         reasoning = spec.reasoning
         if isinstance(reasoning, ReasoningSpec):
-            return Reasoning(reasoning.text, reasoning.signature)
+            return Reasoning(reasoning.text, reasoning.signature, reasoning.id, reasoning.kind, reasoning.data)
         return Reasoning(str(reasoning))
     if kind == "function_call":
         assert spec.function_call is not None

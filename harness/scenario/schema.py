@@ -47,6 +47,10 @@ def _exactly_one(model: BaseModel, keys: tuple[str, ...], what: str) -> None:
 class ReasoningSpec(Strict):
     text: str = ""
     signature: str | None = None
+    id: str | None = Field(default=None, min_length=1, description="The provider's id of this reasoning item.")
+    kind: Literal["text", "summary", "encrypted"] = Field(
+        default="text", description="Raw reasoning text, a summary of it, or an encrypted item (its text empty).")
+    data: Any = Field(default=None, description="The provider's opaque payload, e.g. an encrypted content.")
 
 
 class FunctionCallSpec(Strict):

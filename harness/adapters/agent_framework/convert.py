@@ -39,6 +39,10 @@ _ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
 # --- neutral -> framework -------------------------------------------------------------------------------------
 
 
+# Where a reasoning item's kind and opaque payload travel on the framework's reasoning content.
+REASONING_KIND = "reasoning_kind"
+REASONING_DATA = "reasoning_data"
+
 # How the framework's approval middleware marks a standing decision on an approval response (its public helpers
 # `create_always_approve_tool_response` and `..._with_arguments_response` write the same).
 STANDING_PROPERTY = "tool_approval"
@@ -73,7 +77,15 @@ def to_framework(content: Content) -> FwContent:
     if isinstance(content, Text):
         return FwContent.from_text(content.text)
     if isinstance(content, Reasoning):
-        return FwContent.from_text_reasoning(text=content.text, protected_data=content.signature)
+        # The chat-client layer has no field for an item's kind or opaque payload: they ride in its additional
+        # properties, which the framework must carry like the rest of the item.
+        extra: dict[str, Any] = {}
+        if content.kind != "text":
+            extra[REASONING_KIND] = content.kind
+        if content.data is not None:
+            extra[REASONING_DATA] = content.data
+        return FwContent.from_text_reasoning(id=content.item_id, text=content.text, protected_data=content.signature,
+                                             additional_properties=extra or None)
     if isinstance(content, FunctionCall):
         return call_to_framework(content)
     if isinstance(content, FunctionResult):
@@ -134,7 +146,12 @@ def from_framework(content: Any) -> list[Content]:
     if kind == "text":
         return [Text(str(content.text or ""))]
     if kind == "text_reasoning":
-        return [Reasoning(str(content.text or ""), getattr(content, "protected_data", None))]
+        properties: Mapping[str, Any] = getattr(content, "additional_properties", None) or {}
+        kind = properties.get(REASONING_KIND, "text")
+        item_id = getattr(content, "id", None)
+        return [Reasoning(str(content.text or ""), getattr(content, "protected_data", None),
+                          str(item_id) if isinstance(item_id, str) else None,
+                          kind if kind in ("summary", "encrypted") else "text", properties.get(REASONING_DATA))]
     if kind == "function_call":
         return _call_contents(content)
     if kind == "function_result":

@@ -111,7 +111,8 @@ def _content_json(content: Content) -> dict[str, JSON]:
     if isinstance(content, Text):
         return {"text": content.text}
     if isinstance(content, Reasoning):
-        return {"reasoning": {"text": content.text, "signature": content.signature}}
+        return {"reasoning": {"text": content.text, "signature": content.signature, "item_id": content.item_id,
+                              "kind": content.kind, "data": content.data}}
     if isinstance(content, FunctionCall):
         return {"function_call": _call_json(content)}
     if isinstance(content, FunctionResult):
@@ -141,7 +142,10 @@ def _content_from(data: Mapping[str, Any]) -> Content:
     if kind == "text":
         return Text(str(value))
     if kind == "reasoning":
-        return Reasoning(value["text"], value["signature"])
+        kind = value.get("kind", "text")
+        if kind not in ("text", "summary", "encrypted"):
+            raise InvalidSessionState(f"a reasoning item's kind is {kind!r}")
+        return Reasoning(value["text"], value["signature"], value.get("item_id"), kind, value.get("data"))
     if kind == "function_call":
         return _call_from(value)
     if kind == "function_result":
