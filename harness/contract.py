@@ -47,6 +47,7 @@ Capability = Literal[
     "persisted-budgets",  # the saved session holds the loop's spent budgets (consecutive errors, function calls)
     "approval-policy",  # an approval layer: standing decisions, auto-approval rules, one approval surfaced per run
     "signature-tools",  # tools declared as Python functions (`ToolSpec.signature`, built with `harness.signatures`)
+    "context-providers",  # providers that add instructions or context messages to every model call of a run
 ]
 
 # What a caller that keeps its own history and holds no session object cannot ask for: an adapter's stateless
@@ -160,6 +161,18 @@ class ApprovalPolicy:
 
 
 @dataclass(frozen=True)
+class ContextSource:
+    """A context provider attached to the conversation (capability ``context-providers``): before each run it adds
+    `instructions` (the model sees them as a system message first) and `messages` to what every model call of that
+    run receives. Context is not conversation: it is not part of the caller's response, a session does not keep it
+    (the provider adds it afresh each run, so it never accumulates), and the caller's input is never changed."""
+
+    id: str
+    instructions: str | None = None
+    messages: tuple[Message, ...] = ()
+
+
+@dataclass(frozen=True)
 class ConversationSetup:
     """Everything an adapter needs for one scenario run in one mode.
 
@@ -168,7 +181,8 @@ class ConversationSetup:
     (``None`` leaves the implementation's default). `service_stores_history` says the provider is a service that
     stores the conversation and issues conversation ids (as a Responses-style API with storage on): a request
     that continues an id needs only the items the service does not hold yet. `approval_policy`, when set, puts
-    the conversation behind an approval layer (capability ``approval-policy``).
+    the conversation behind an approval layer (capability ``approval-policy``); `context` lists its context
+    providers (capability ``context-providers``).
     """
 
     scenario_id: str
@@ -180,6 +194,7 @@ class ConversationSetup:
     tool_choice: str | None = None
     service_stores_history: bool = False
     approval_policy: ApprovalPolicy | None = None
+    context: tuple[ContextSource, ...] = ()
 
 
 @dataclass(frozen=True)

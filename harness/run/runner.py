@@ -69,7 +69,7 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
     rules = ScriptedApprovalRules(scenario.approval_rules)
     policy = ApprovalPolicy(rules.rules) if scenario.spec.approval_policy is not None else None
     setup = ConversationSetup(scenario.id, mode, scenario.config, provider, toolbox, scenario.spec.session,
-                              scenario.spec.tool_choice, stores, policy)
+                              scenario.spec.tool_choice, stores, policy, scenario.context)
     record = RunRecord(subject(scenario), adapter.name, mode)
     conversation = adapter.open(setup)
     try:

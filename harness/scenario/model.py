@@ -26,7 +26,7 @@ from harness.contents import (
     fold_updates,
     merge_contents,
 )
-from harness.contract import LoopConfig, Mode
+from harness.contract import ContextSource, LoopConfig, Mode
 from harness.scenario.schema import (
     BehaviourSpec,
     ContentSpec,
@@ -62,6 +62,13 @@ class Scenario:
     turns: tuple[Turn, ...]
     calls: dict[str, FunctionCall]  # scripted calls by call id and by label
     labels: dict[str, tuple[str, int]]  # label -> (call id, occurrence of that call id, from 1)
+
+    @property
+    def context(self) -> tuple[ContextSource, ...]:
+        return tuple(
+            ContextSource(p.id, p.instructions,
+                          tuple(Message(m.role, tuple(build_content(c, {}) for c in m.contents)) for m in p.messages))
+            for p in self.spec.context_providers or [])
 
     @property
     def approval_rules(self) -> tuple[ApprovalRuleSpec, ...]:

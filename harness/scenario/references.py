@@ -77,6 +77,7 @@ _FEATURE_CAPABILITIES = {
     "conversation_id": ("service-continuation", "a model step with 'conversation_id'"),
     "approval_policy": ("approval-policy", "'approval_policy'"),
     "signature": ("signature-tools", "a tool declared by 'signature'"),
+    "context_providers": ("context-providers", "'context_providers'"),
     "standing": ("approval-policy", "a standing approval decision"),
 }
 
@@ -91,6 +92,12 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
     for t, tool in enumerate(spec.tools):
         if tool.signature is not None:
             yield from missing("signature", ("tools", t, "signature"))
+    if spec.context_providers is not None:
+        yield from missing("context_providers", ("context_providers",))
+        if not spec.session:
+            yield problem_at(source, ("context_providers",), "missing-capability",
+                             "'context_providers' needs 'session: true': providers run around an agent's session",
+                             "add 'session: true' and 'sessions' to 'requires'")
     if spec.approval_policy is not None:
         yield from missing("approval_policy", ("approval_policy",))
         if not spec.session:

@@ -238,6 +238,21 @@ class ApprovalPolicySpec(Strict):
         return self
 
 
+class ContextProviderSpec(Strict):
+    """A provider the conversation's loop runs before each turn: it adds instructions and/or context messages to
+    every model call of the turn, without making them part of the conversation."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
+    instructions: str | None = Field(default=None, min_length=1)
+    messages: list[MessageSpec] = Field(default_factory=list[MessageSpec])
+
+    @model_validator(mode="after")
+    def _adds_something(self) -> ContextProviderSpec:
+        if self.instructions is None and not self.messages:
+            raise ValueError("a context provider adds 'instructions', 'messages' or both")
+        return self
+
+
 class ConfigSpec(Strict):
     enabled: bool = True
     max_iterations: int | None = Field(default=None, ge=1)
@@ -393,6 +408,10 @@ class ScenarioSpec(Strict):
     config: ConfigSpec = Field(default_factory=ConfigSpec)
     approval_policy: ApprovalPolicySpec | None = Field(
         default=None, description="Run the conversation behind an approval layer (capability approval-policy).")
+    context_providers: list[ContextProviderSpec] | None = Field(
+        default=None, min_length=1,
+        description="Providers that add instructions or context messages to every model call of each turn "
+                    "(capability context-providers; needs session: true).")
     not_observable: str | None = Field(
         default=None, min_length=20,
         description="Why the rows cannot be observed from outside the loop; such a scenario has no turns and is "

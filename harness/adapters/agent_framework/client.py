@@ -16,7 +16,7 @@ from harness.adapters.agent_framework.convert import (
     response_to_framework,
     update_to_framework,
 )
-from harness.contents import JSON
+from harness.contents import JSON, Message, Text
 from harness.contract import ModelProvider, ScriptedProviderError, ScriptedResponseInvalidated
 
 
@@ -77,6 +77,10 @@ class ScriptedChatClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
         self._responses += 1
         response_id = f"scripted-{self._responses}"
         neutral = messages_from_framework(messages)
+        instructions = options.get("instructions")
+        if isinstance(instructions, str) and instructions:
+            # A provider client sends the run's instructions ahead of the conversation, as a system message.
+            neutral = [Message("system", (Text(instructions),)), *neutral]
         choice = _tool_choice(options)
         names = _tool_names(options)
         forwarded = cast(dict[str, JSON], {k: v for k, v in kwargs.items() if k not in _FRAMEWORK_KWARGS})

@@ -16,6 +16,7 @@ from harness.adapters.agent_framework.client import (
     ScriptedChatClient,
     ScriptedStoringChatClient,
 )
+from harness.adapters.agent_framework.context import context_providers
 from harness.adapters.agent_framework.convert import (
     message_from_framework,
     messages_from_framework,
@@ -99,8 +100,8 @@ class AgentFrameworkConversation:
         )
         # A session-managed scenario talks to an agent, whose history provider keeps the conversation; otherwise
         # the caller keeps history and talks to the chat client, still passing a session for approval binding.
-        self.agent = Agent(self.client, tools=self._offered(), middleware=approval_middleware(setup.approval_policy)
-                           ) if setup.use_session else None
+        self.agent = Agent(self.client, tools=self._offered(), middleware=approval_middleware(setup.approval_policy),
+                           context_providers=context_providers(setup.context)) if setup.use_session else None
         self.session = self.agent.create_session() if self.agent is not None else AgentSession()
         self._returned: list[Any] = []  # ChatResponse, or AgentResponse in session mode
         # The framework objects this conversation returned or was given, so that a caller replaying history hands
@@ -210,6 +211,7 @@ class AgentFrameworkAdapter:
         capabilities: set[Capability] = {
             "approval", "declaration-only", "middleware-termination", "invocation-kwargs", "hosted-tools",
             "reasoning", "sessions", "user-input", "session-serialization", "approval-policy", "signature-tools",
+            "context-providers",
             "service-continuation",
         }
         if FEATURES.context_add_tools:

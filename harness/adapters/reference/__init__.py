@@ -34,7 +34,8 @@ LoopFactory = Callable[[ConversationSetup, Mapping[str, LoopTool]], ReferenceLoo
 REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
      "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "occurrence-identity",
-     "service-continuation", "session-serialization", "persisted-budgets", "approval-policy", "signature-tools"}
+     "service-continuation", "session-serialization", "persisted-budgets", "approval-policy", "signature-tools",
+     "context-providers"}
 )
 
 
@@ -91,6 +92,12 @@ class ReferenceConversation:
             new = [Message("user", (Text(caller_input),))] if isinstance(caller_input, str) else [
                 m.frozen() for m in caller_input]
             loop_input = [LoopMessage(m.role, list(m.contents)) for m in [*self.session.history, *new]]
+        context = self._context()
+        if context:
+            # The providers' context leads what the model sees on every call of this run; it is not conversation,
+            # so neither the caller's response nor the session keeps it.
+            base = [LoopMessage("user", [Text(loop_input)])] if isinstance(loop_input, str) else list(loop_input)
+            loop_input = [*context, *base]
         view = await self._drive(loop_input, turn, caller_input)
         if view.response is not None:
             self._returned.append(view.response)
@@ -99,6 +106,11 @@ class ReferenceConversation:
             if self.setup.use_session and view.response.conversation_id is not None:
                 self.session.conversation_id = view.response.conversation_id
         return view
+
+    def _context(self) -> list[LoopMessage]:
+        instructions = [LoopMessage("system", [Text(s.instructions)]) for s in self.setup.context if s.instructions]
+        added = [LoopMessage(m.role, list(m.contents)) for s in self.setup.context for m in s.messages]
+        return [*instructions, *added]
 
     def _restored(self, turn: TurnInput) -> LoopSession:
         """The session saved to JSON and loaded back, as a caller resuming in another process does."""

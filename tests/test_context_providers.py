@@ -1,0 +1,58 @@
+"""Context providers: their context reaches every model call of each turn and never becomes conversation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import MODES, Mode, ScenarioFileError, load_scenario, run_scenario
+from harness.adapters.reference import ReferenceAdapter, ReferenceConversation
+from harness.contract import CallerView, ConversationSetup, TurnInput
+
+SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "normal" / "context-providers.yaml"
+
+
+class _PersistingConversation(ReferenceConversation):
+    async def run_turn(self, turn: TurnInput) -> CallerView:
+        view = await super().run_turn(turn)
+        self.session.history[:0] = [m.frozen() for m in self._context()]  # pyright: ignore[reportPrivateUsage]
+        return view
+
+
+class PersistsContext(ReferenceAdapter):
+    """Keeps the providers' context in the session's history, so it piles up turn after turn."""
+
+    name = "control-persists-context"
+
+    def open(self, setup: ConversationSetup) -> ReferenceConversation:
+        plain = super().open(setup)
+        return _PersistingConversation(plain.setup, plain.loop, plain.offered)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_reference_passes_and_a_loop_persisting_context_fails(mode: Mode) -> None:
+    scenario = load_scenario(SCENARIO)
+    assert (await run_scenario(scenario, ReferenceAdapter(), mode)).verdict == "pass"
+    broken = await run_scenario(scenario, PersistsContext(), mode)
+    failing = [c for c in broken.checks if c.verdict == "fail"]
+    assert broken.verdict == "fail"
+    assert [c.turn for c in failing if c.id == "expect.requests"] == [2]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (("session: true\n", ""), "'context_providers' needs 'session: true'"),
+    (("requires: [sessions, context-providers]", "requires: [sessions]"),
+     "'context_providers' needs 'context-providers' in 'requires'"),
+    (("    instructions: Answer in one short sentence.\n", ""),
+     "a context provider adds 'instructions', 'messages' or both"),
+])
+def test_mistakes_are_located(tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    text = SCENARIO.read_text(encoding="utf-8")
+    assert change[0] in text
+    path = tmp_path / "scenario.yaml"
+    path.write_text(text.replace(*change), encoding="utf-8")
+    with pytest.raises(ScenarioFileError) as caught:
+        load_scenario(path)
+    assert message in str(caught.value)
+    assert str(caught.value).startswith(f"{path}:")
