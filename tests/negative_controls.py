@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from harness.adapters.reference import ReferenceAdapter
 from harness.adapters.reference.loop import (
@@ -32,6 +33,7 @@ from harness.contents import (
     FunctionCall,
     FunctionResult,
     Message,
+    Reasoning,
     Response,
     Text,
     Update,
@@ -273,6 +275,38 @@ def _kebab(name: str) -> str:
     return "".join(f"-{ch.lower()}" if ch.isupper() and i else ch.lower() for i, ch in enumerate(name))
 
 
+class _EncryptedBlindModel:
+    """Forwards each request without the encrypted reasoning items, as a loop that keeps only readable text does."""
+
+    def __init__(self, inner: ModelClient) -> None:
+        self._inner = inner
+
+    @staticmethod
+    def _strip(messages: Sequence[Message]) -> list[Message]:
+        kept = (Message(m.role, tuple(c for c in m.contents
+                                      if not (isinstance(c, Reasoning) and c.kind == "encrypted")))
+                for m in messages)
+        return [m for m in kept if m.contents]
+
+    async def complete(self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
+                       kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None) -> Response:
+        return await self._inner.complete(self._strip(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
+                                          conversation_id=conversation_id)
+
+    def stream(self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
+               kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None) -> AsyncIterator[Update]:
+        return self._inner.stream(self._strip(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
+                                  conversation_id=conversation_id)
+
+
+class DropsEncryptedReasoning(ReferenceLoop):
+    """Replays only reasoning that has text: the encrypted item bound to the call never goes back."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.model = _EncryptedBlindModel(self.model)
+
+
 @dataclass(frozen=True)
 class NegativeControl:
     """A broken loop, the check that must catch it, and the scenario and modes that show the break.
@@ -313,4 +347,5 @@ CONTROLS: tuple[NegativeControl, ...] = (
     NegativeControl(ReversesParallelResults, "parallel-order", "parallel-calls.yaml"),
     NegativeControl(IgnoresMaxIterations, "bounded", "max-iterations.yaml"),
     NegativeControl(SkipsFinalModelCall, "script", "single-call.yaml"),
+    NegativeControl(DropsEncryptedReasoning, "reasoning-bound", "reasoning-items.yaml"),
 )

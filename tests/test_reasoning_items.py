@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
-from negative_controls import adapter_for
+from negative_controls import DropsEncryptedReasoning, adapter_for
 
 from harness import MODES, Mode, load_scenario, run_scenario
 from harness.adapters.reference import ReferenceAdapter
-from harness.adapters.reference.loop import ModelClient, ReferenceLoop
 from harness.adapters.reference.session import LoopSession
-from harness.contents import JSON, Message, Reasoning, Response, Update, merge_contents
+from harness.contents import Message, Reasoning, merge_contents
 
 SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "normal" / "reasoning-items.yaml"
 
@@ -30,38 +27,6 @@ def test_a_reasoning_item_round_trips_through_the_reference_session() -> None:
     item = Reasoning("", "sig", "rs_2", "encrypted", {"encrypted_content": "x"})
     session = LoopSession([Message("assistant", (item,))])
     assert LoopSession.from_json(session.to_json()).history == session.history
-
-
-class _EncryptedBlindModel:
-    """Forwards each request without the encrypted reasoning items, as a loop that keeps only readable text does."""
-
-    def __init__(self, inner: ModelClient) -> None:
-        self._inner = inner
-
-    @staticmethod
-    def _strip(messages: Sequence[Message]) -> list[Message]:
-        kept = (Message(m.role, tuple(c for c in m.contents
-                                      if not (isinstance(c, Reasoning) and c.kind == "encrypted")))
-                for m in messages)
-        return [m for m in kept if m.contents]
-
-    async def complete(self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
-                       kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None) -> Response:
-        return await self._inner.complete(self._strip(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
-                                          conversation_id=conversation_id)
-
-    def stream(self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
-               kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None) -> AsyncIterator[Update]:
-        return self._inner.stream(self._strip(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
-                                  conversation_id=conversation_id)
-
-
-class DropsEncryptedReasoning(ReferenceLoop):
-    """Replays only reasoning that has text: the encrypted item bound to the call never goes back."""
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self.model = _EncryptedBlindModel(self.model)
 
 
 @pytest.mark.parametrize("mode", MODES)

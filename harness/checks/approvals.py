@@ -96,16 +96,18 @@ def _terminal(content: object, placeholders: set[int]) -> TypeGuard[FunctionResu
     return isinstance(content, FunctionResult) and id(content) not in placeholders
 
 
-def _placeholders(messages: Sequence[Message], caller_placeholders: Collection[str] = ()) -> set[int]:
+def _placeholders(messages: Sequence[Message], caller_placeholders: Collection[str] | None = None) -> set[int]:
     """The placeholder results in `messages`. A model-bound history has lost the approval wrappers that tell a
-    placeholder apart, so there the call ids the caller wrote placeholders for (`caller_placeholders`) say it."""
-    found = placeholder_results(messages)
+    placeholder apart (and one that leaked without its decision would mislead), so there — `caller_placeholders`
+    given — only the call ids the caller wrote placeholders for say it."""
+    found = placeholder_results(messages) if caller_placeholders is None else set[int]()
     found.update(id(c) for c in _contents(messages)
-                 if isinstance(c, FunctionResult) and c.result == APPROVAL_PENDING and c.call_id in caller_placeholders)
+                 if isinstance(c, FunctionResult) and c.result == APPROVAL_PENDING
+                 and c.call_id in (caller_placeholders or ()))
     return found
 
 
-def _results(messages: Sequence[Message], caller_placeholders: Collection[str] = ()) -> Counter[str]:
+def _results(messages: Sequence[Message], caller_placeholders: Collection[str] | None = None) -> Counter[str]:
     """Terminal results in `messages`, by call id."""
     placeholders = _placeholders(messages, caller_placeholders)
     return Counter(c.call_id for c in _contents(messages) if _terminal(c, placeholders))
@@ -196,7 +198,7 @@ def _read_decision(response: ApprovalResponse, occurrences: list[_Occurrence]) -
     return _Read(response, target, None)
 
 
-def _open_calls(messages: Sequence[Message], caller_placeholders: Collection[str] = ()) -> list[FunctionCall]:
+def _open_calls(messages: Sequence[Message], caller_placeholders: Collection[str] | None = None) -> list[FunctionCall]:
     """Calls in `messages` left without a result, matching reused ids by occurrence in order."""
     occurrences: list[_Occurrence] = []
     placeholders = _placeholders(messages, caller_placeholders)

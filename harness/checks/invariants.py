@@ -156,7 +156,9 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool,
     """
     open_calls: list[_Occurrence] = []
     problems: list[str] = []
-    placeholders = placeholder_results(messages)
+    # Model-bound, an approval request that leaked without its decision would make a tool's real output look like
+    # a placeholder: there only what the caller wrote counts.
+    placeholders = placeholder_results(messages) if allow_pauses else set[int]()
     batch = 0
     previous_role: str | None = None
     for message in messages:
