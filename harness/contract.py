@@ -48,6 +48,7 @@ Capability = Literal[
     "approval-policy",  # an approval layer: standing decisions, auto-approval rules, one approval surfaced per run
     "signature-tools",  # tools declared as Python functions (`ToolSpec.signature`, built with `harness.signatures`)
     "context-providers",  # providers that add instructions or context messages to every model call of a run
+    "history-providers",  # the caller's own history store replaces the built-in one (`ConversationSetup.history_store`)
 ]
 
 # What a caller that keeps its own history and holds no session object cannot ask for: an adapter's stateless
@@ -182,7 +183,10 @@ class ConversationSetup:
     stores the conversation and issues conversation ids (as a Responses-style API with storage on): a request
     that continues an id needs only the items the service does not hold yet. `approval_policy`, when set, puts
     the conversation behind an approval layer (capability ``approval-policy``); `context` lists its context
-    providers (capability ``context-providers``).
+    providers (capability ``context-providers``). `history_store` names a history provider of the caller's
+    (capability ``history-providers``) that keeps the session's conversation instead of the implementation's
+    built-in store: it stores every message of every run verbatim, approval requests and responses included (an
+    audit log), and loads them all back before each run, so the loop must filter what is control, not transcript.
     """
 
     scenario_id: str
@@ -195,6 +199,7 @@ class ConversationSetup:
     service_stores_history: bool = False
     approval_policy: ApprovalPolicy | None = None
     context: tuple[ContextSource, ...] = ()
+    history_store: str | None = None
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,8 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
     rules = ScriptedApprovalRules(scenario.approval_rules)
     policy = ApprovalPolicy(rules.rules) if scenario.spec.approval_policy is not None else None
     setup = ConversationSetup(scenario.id, mode, scenario.config, provider, toolbox, scenario.spec.session,
-                              scenario.spec.tool_choice, stores, policy, scenario.context)
+                              scenario.spec.tool_choice, stores, policy, scenario.context,
+                              scenario.spec.history_provider.id if scenario.spec.history_provider else None)
     record = RunRecord(subject(scenario), adapter.name, mode)
     conversation = adapter.open(setup)
     try:

@@ -78,6 +78,7 @@ _FEATURE_CAPABILITIES = {
     "approval_policy": ("approval-policy", "'approval_policy'"),
     "signature": ("signature-tools", "a tool declared by 'signature'"),
     "context_providers": ("context-providers", "'context_providers'"),
+    "history_provider": ("history-providers", "'history_provider'"),
     "standing": ("approval-policy", "a standing approval decision"),
 }
 
@@ -92,6 +93,12 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
     for t, tool in enumerate(spec.tools):
         if tool.signature is not None:
             yield from missing("signature", ("tools", t, "signature"))
+    if spec.history_provider is not None:
+        yield from missing("history_provider", ("history_provider",))
+        if not spec.session:
+            yield problem_at(source, ("history_provider",), "missing-capability",
+                             "'history_provider' needs 'session: true': it keeps a session's conversation",
+                             "add 'session: true' and 'sessions' to 'requires'")
     if spec.context_providers is not None:
         yield from missing("context_providers", ("context_providers",))
         if not spec.session:

@@ -238,6 +238,12 @@ class ApprovalPolicySpec(Strict):
         return self
 
 
+class HistoryProviderSpec(Strict):
+    """A caller's history provider: an audit store that keeps every message verbatim and loads it all back."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
+
+
 class ContextProviderSpec(Strict):
     """A provider the conversation's loop runs before each turn: it adds instructions and/or context messages to
     every model call of the turn, without making them part of the conversation."""
@@ -408,6 +414,10 @@ class ScenarioSpec(Strict):
     config: ConfigSpec = Field(default_factory=ConfigSpec)
     approval_policy: ApprovalPolicySpec | None = Field(
         default=None, description="Run the conversation behind an approval layer (capability approval-policy).")
+    history_provider: HistoryProviderSpec | None = Field(
+        default=None,
+        description="Keep the session's conversation in a history provider of the caller's that stores every message "
+                    "verbatim, approval controls included (capability history-providers; needs session: true).")
     context_providers: list[ContextProviderSpec] | None = Field(
         default=None, min_length=1,
         description="Providers that add instructions or context messages to every model call of each turn "

@@ -25,6 +25,7 @@ from harness.adapters.agent_framework.convert import (
     update_from_framework,
 )
 from harness.adapters.agent_framework.features import FEATURES
+from harness.adapters.agent_framework.history import AuditHistoryProvider
 from harness.adapters.agent_framework.tools import TerminateOnRequest, build_tools
 from harness.contents import ApprovalResponse, Message, Response, Update
 from harness.contract import (
@@ -101,13 +102,20 @@ class AgentFrameworkConversation:
         # A session-managed scenario talks to an agent, whose history provider keeps the conversation; otherwise
         # the caller keeps history and talks to the chat client, still passing a session for approval binding.
         self.agent = Agent(self.client, tools=self._offered(), middleware=approval_middleware(setup.approval_policy),
-                           context_providers=context_providers(setup.context)) if setup.use_session else None
+                           context_providers=self._providers()) if setup.use_session else None
         self.session = self.agent.create_session() if self.agent is not None else AgentSession()
         self._returned: list[Any] = []  # ChatResponse, or AgentResponse in session mode
         # The framework objects this conversation returned or was given, so that a caller replaying history hands
         # back the very objects it received, as a real caller does.
         self._originals: dict[str, FwMessage] = {}
         self._requests: dict[str, Any] = {}  # approval requests this conversation returned, by id
+
+    def _providers(self) -> list[Any] | None:
+        # The caller's history store goes last, as the framework places its own: context, then the conversation.
+        providers = list(context_providers(self.setup.context) or [])
+        if self.setup.history_store is not None:
+            providers.append(AuditHistoryProvider(self.setup.history_store))
+        return providers or None
 
     def _framework_input(self, messages: str | tuple[Message, ...]) -> str | list[FwMessage]:
         if isinstance(messages, str):
@@ -211,7 +219,7 @@ class AgentFrameworkAdapter:
         capabilities: set[Capability] = {
             "approval", "declaration-only", "middleware-termination", "invocation-kwargs", "hosted-tools",
             "reasoning", "sessions", "user-input", "session-serialization", "approval-policy", "signature-tools",
-            "context-providers",
+            "context-providers", "history-providers",
             "service-continuation",
         }
         if FEATURES.context_add_tools:

@@ -35,7 +35,7 @@ REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
      "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "occurrence-identity",
      "service-continuation", "session-serialization", "persisted-budgets", "approval-policy", "signature-tools",
-     "context-providers"}
+     "context-providers", "history-providers"}
 )
 
 
@@ -71,7 +71,10 @@ class ReferenceConversation:
 
     def __post_init__(self) -> None:
         self._returned: list[Response] = []
-        self.session = LoopSession()  # what a session keeps between turns, when the scenario has one
+        # What a session keeps between turns, when the scenario has one. Its history is a verbatim store of every
+        # message, approval controls included, so a caller's audit store (`history_store`) behaves the same: the
+        # loop filters what is control whenever it reads history back.
+        self.session = LoopSession()
 
     async def run_turn(self, turn: TurnInput) -> CallerView:
         caller_input: str | list[LoopMessage] = (
