@@ -68,7 +68,7 @@ from harness.contract import (
 )
 
 CAPABILITIES: frozenset[Capability] = frozenset(
-    {"approval", "sessions", "reasoning", "middleware-termination", "runtime-tool-changes"})
+    {"approval", "sessions", "reasoning", "middleware-termination", "runtime-tool-changes", "signature-tools"})
 
 
 @dataclass

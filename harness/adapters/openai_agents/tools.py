@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from agents import FunctionTool, RunContextWrapper, ToolsToFinalOutputResult
+from agents import function_tool as typed_function_tool
 from agents.agent import AgentBase
 from agents.tool import (
     FunctionToolResult,
@@ -37,6 +38,7 @@ from agents.tool_context import ToolContext
 
 from harness.contents import JSON
 from harness.contract import LoopConfig, Tool
+from harness.signatures import python_function
 
 
 @dataclass
@@ -77,6 +79,15 @@ def build_tools(scripted: Mapping[str, Tool], config: LoopConfig, state: ToolSta
 
 def _function_tool(tool: Tool, config: LoopConfig, state: ToolState) -> FunctionTool:
     spec = tool.spec
+    if spec.signature is not None:
+        # Declared as users declare Agents SDK tools: a typed function given to `function_tool`.
+        typed = typed_function_tool(python_function(spec.name, spec.signature, _user_body(tool, state)),
+                              name_override=spec.name, description_override=spec.description or spec.name,
+                              is_enabled=True if spec.offered else _added(spec.name, state),
+                              needs_approval=spec.approval_required)
+        if config.include_detailed_errors:
+            set_function_tool_failure_error_function(typed, _detailed_error)
+        return typed
     schema = cast(dict[str, Any], json.loads(json.dumps(dict(spec.parameters))))
     function_tool = FunctionTool(
         name=spec.name,
@@ -108,6 +119,17 @@ def _invoker(tool: Tool, state: ToolState) -> Any:
         return list[JSON](outcome.parts) if outcome.parts else outcome.value
 
     return invoke
+
+
+def _user_body(tool: Tool, state: ToolState) -> Any:
+    async def body(arguments: dict[str, JSON]) -> JSON:
+        outcome = await tool.run(arguments)
+        if outcome.input_requests:
+            raise NotImplementedError(f"{tool.name} asked the caller for input; the Agents SDK has no such pause")
+        state.added.update(outcome.add_tools)
+        return list[JSON](outcome.parts) if outcome.parts else outcome.value
+
+    return body
 
 
 def _handled(state: ToolState) -> Any:

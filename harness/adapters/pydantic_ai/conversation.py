@@ -300,7 +300,7 @@ class PydanticAIAdapter:
         self.version = FEATURES.version
         self.capabilities: frozenset[Capability] = frozenset({
             "approval", "declaration-only", "user-input", "runtime-tool-changes", "invocation-kwargs", "sessions",
-            "reasoning", "informational-only",
+            "reasoning", "informational-only", "signature-tools",
         })
 
     def open(self, setup: ConversationSetup) -> PydanticAIConversation:

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 
 from harness.contents import JSON
 from harness.contract import Tool as ScenarioTool
+from harness.signatures import python_function
 from pydantic_ai import CallDeferred, RunContext, Tool, ToolReturn
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import ExternalToolset
@@ -73,8 +74,26 @@ def _body(tool: ScenarioTool) -> Any:
     return run
 
 
+def _user_body(tool: ScenarioTool) -> Callable[[dict[str, JSON]], Any]:
+    async def body(arguments: dict[str, JSON]) -> Any:
+        outcome = await tool.run(arguments)
+        if outcome.input_requests:
+            raise CallDeferred({INPUT_REQUESTS: list(outcome.input_requests)}, kind="question")
+        return list[JSON](outcome.parts) if outcome.parts else outcome.value
+
+    return body
+
+
 def function_tool(tool: ScenarioTool) -> Tool[Any]:
     spec = tool.spec
+    if spec.signature is not None:
+        # Declared as users declare pydantic-ai tools: a typed function, whose signature pydantic-ai turns into the
+        # tool's schema and validator.
+        typed: Tool[Any] = Tool(python_function(spec.name, spec.signature, _user_body(tool)), takes_ctx=False,
+                                name=spec.name, description=spec.description or spec.name,
+                                requires_approval=spec.approval_required)
+        typed.defer_loading = not spec.offered
+        return typed
     built: Tool[Any] = Tool.from_schema(
         _body(tool), spec.name, spec.description or spec.name, dict(spec.parameters), takes_ctx=True,
         args_validator=_validator(argument_model(spec.name, spec.parameters)))
