@@ -30,6 +30,7 @@ from harness.contents import (
     FunctionResult,
     Message,
     Reasoning,
+    ReasoningKind,
     Response,
     Role,
     Text,
@@ -57,6 +58,9 @@ from pydantic_ai.messages import (
 # The provider name FunctionModel's streamed reasoning carries when it has a signature; non-streamed reasoning
 # gets the same, so both response modes hold the same parts.
 SIGNATURE_PROVIDER = "function"
+# The `ThinkingPart.provider_details` keys holding a reasoning item's kind and opaque payload.
+REASONING_KIND = "kind"
+REASONING_DATA = "data"
 _FINISH_REASONS: dict[str, FinishReason] = {
     "stop": "stop", "length": "length", "content_filter": "content_filter", "tool_calls": "tool_call",
     "tool_call": "tool_call", "error": "error",
@@ -102,6 +106,15 @@ def result_from_part(part: ToolReturnPart, *, raw: bool = False) -> FunctionResu
     return FunctionResult(part.tool_call_id, value, part.outcome != "success")
 
 
+def _reasoning(part: ThinkingPart) -> Reasoning:
+    """A thinking part as a reasoning item: its id, and the kind and payload kept in its `provider_details`."""
+    details = part.provider_details or {}
+    kind = details.get(REASONING_KIND)
+    return Reasoning(part.content, part.signature, part.id,
+                     cast(ReasoningKind, kind) if kind in ("summary", "encrypted") else "text",
+                     json_value(details.get(REASONING_DATA)))
+
+
 def _user_text(part: UserPromptPart) -> str:
     if isinstance(part.content, str):
         return part.content
@@ -113,7 +126,7 @@ def part_content(part: ModelRequestPart | ModelResponsePart, *, raw: bool = Fals
     if isinstance(part, TextPart):
         return Text(part.content)
     if isinstance(part, ThinkingPart):
-        return Reasoning(part.content, part.signature)
+        return _reasoning(part)
     if isinstance(part, BaseToolCallPart):
         return call_from_part(part)
     if isinstance(part, ToolReturnPart):
@@ -179,12 +192,24 @@ def call_part(call: FunctionCall) -> ToolCallPart | NativeToolCallPart:
     return ToolCallPart(call.name, args, call.call_id)
 
 
+def thinking_part(reasoning: Reasoning) -> ThinkingPart:
+    """A reasoning item as the thinking part a provider returns: id and signature in their own fields, the item's
+    kind and opaque payload in `provider_details` (pydantic-ai's field for data that must be sent back as is)."""
+    details: dict[str, Any] = {}
+    if reasoning.kind != "text":
+        details[REASONING_KIND] = reasoning.kind
+    if reasoning.data is not None:
+        details[REASONING_DATA] = reasoning.data
+    named = reasoning.signature or reasoning.item_id or details
+    return ThinkingPart(reasoning.text, id=reasoning.item_id, signature=reasoning.signature,
+                        provider_name=SIGNATURE_PROVIDER if named else None, provider_details=details or None)
+
+
 def response_part(content: Content) -> ModelResponsePart:
     if isinstance(content, Text):
         return TextPart(content.text)
     if isinstance(content, Reasoning):
-        return ThinkingPart(content.text, signature=content.signature,
-                            provider_name=SIGNATURE_PROVIDER if content.signature else None)
+        return thinking_part(content)
     if isinstance(content, FunctionCall):
         return call_part(content)
     raise UnsupportedContentError(f"pydantic-ai has no model response part for a {type(content).__name__}")

@@ -79,10 +79,12 @@ class ScriptedStream:
             native = call_part(call)
             assert isinstance(native, NativeToolCallPart)
             return {index: native}
-        continues = self._last == ("call", call.call_id) and not call.name
+        # A fragment continues the call before it when it repeats that call's id or has none, and brings no name.
+        previous = self._last[1] if self._last is not None and self._last[0] == "call" else None
+        continues = previous is not None and call.call_id in ("", previous) and not call.name
         index = self._index(continues)
-        self._last = ("call", call.call_id)
-        return {index: DeltaToolCall(call.name or None, arguments_json(call), tool_call_id=call.call_id)}
+        self._last = ("call", call.call_id or previous)
+        return {index: DeltaToolCall(call.name or None, arguments_json(call), tool_call_id=call.call_id or None)}
 
 
 def _streamed_content(part: ModelResponsePart) -> Content | None:
