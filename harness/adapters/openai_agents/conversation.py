@@ -164,7 +164,7 @@ class OpenAIAgentsConversation:
         error: RaisedError | None = None
         with _captured_logs(log):
             try:
-                result = await self._run(run_input, turn, updates)
+                result = await self._run(run_input, turn, updates, paused.items if paused else [])
                 items = self._new_items(list(result.new_items), paused.items if paused else [], log)
                 self._keep(result, items)
                 response = self._response(items)
@@ -193,7 +193,7 @@ class OpenAIAgentsConversation:
             log.append("resuming the paused run from its RunState; the caller's other messages are not passed")
         return paused
 
-    async def _run(self, run_input: Any, turn: TurnInput, updates: list[Update]) -> Any:
+    async def _run(self, run_input: Any, turn: TurnInput, updates: list[Update], returned: list[RunItem]) -> Any:
         config = self.setup.config
         settings = ModelSettings(extra_args=dict(turn.kwargs)) if turn.kwargs else None
         run_config = RunConfig(
@@ -206,6 +206,9 @@ class OpenAIAgentsConversation:
         decoder = StreamDecoder(self.approval_id)
         async for event in streamed.stream_events():
             updates.extend(decoder.updates(event))
+        # A resumed run that pauses again lists the interruptions the caller already holds; only new ones are news.
+        fresh = [item for item in streamed.interruptions if not any(item is old for old in returned)]
+        updates.extend(decoder.pause(fresh, updates))
         return streamed
 
     def _new_items(self, items: list[RunItem], returned: list[RunItem], log: list[str]) -> list[RunItem]:

@@ -5,15 +5,16 @@ argument deltas (the call's id and name come with its ``output_item.added``), re
 with ``output_item.done``). What the runner itself adds reaches the caller as run-item events: ``tool_output`` for a
 tool result. Run-item events that repeat a model item already streamed raw (``tool_called``,
 ``message_output_created``, ``reasoning_item_created``) add nothing. The SDK does not stream approval interruptions
-("approvals represent interruptions, not streamed items"): a streaming caller finds them on the result once the
-stream ends, so they appear in the final response and not among the updates.
+("approvals represent interruptions, not streamed items"): a streaming caller finds them on the result's
+``interruptions`` once the stream ends, so `StreamDecoder.pause` reports them as the run's last update, in the
+message they close.
 
 Updates of one neutral message share its group as `message_id`, so folding them gives the final response's messages.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from agents import ToolApprovalItem
@@ -56,6 +57,17 @@ class StreamDecoder:
             return [Update(entry.role, (entry.content,), entry.group)
                     for entry in run_item_entries(event.item, self.approval_id)]
         return []
+
+    def pause(self, interruptions: Sequence[ToolApprovalItem], earlier: Sequence[Update]) -> list[Update]:
+        """The interruptions a streamed run ended with, as the caller reads them off the result after the stream: one
+        last update, in the assistant message streamed last (as the final response puts them) or a message of its
+        own."""
+        entries = [entry for item in interruptions for entry in run_item_entries(item, self.approval_id)]
+        if not entries:
+            return []
+        joins = bool(earlier) and earlier[-1].role == "assistant"
+        message_id = earlier[-1].message_id if joins else "pause"
+        return [Update("assistant", tuple(entry.content for entry in entries), message_id)]
 
     def _raw(self, data: object) -> list[Update]:
         if isinstance(data, ResponseOutputItemAddedEvent):

@@ -145,8 +145,9 @@ class AnswerEncoder:
     def _call(self, call: FunctionCall, key: str | None) -> list[TResponseStreamEvent]:
         events: list[TResponseStreamEvent] = []
         item = self._open
-        continues = isinstance(call.arguments, str) and not call.name
-        if item is None or item.kind != "function_call" or item.call_id != call.call_id or not continues:
+        # A fragment continues the open call when it repeats that call's id or has none, and brings no name.
+        continues = isinstance(call.arguments, str) and not call.name and call.call_id in ("", item and item.call_id)
+        if item is None or item.kind != "function_call" or not continues:
             events += self._close()
             item = self._begin("function_call", key)
             item.call_id, item.name = call.call_id, call.name
