@@ -21,8 +21,9 @@ Settings. `max_iterations` is ``max_turns`` (both bound the model calls of one r
 `enabled`, `max_function_calls` and `max_consecutive_errors` have no SDK setting: they are ignored and the log says
 so. Tracing is disabled; nothing leaves the process.
 
-Capabilities. Declared: approvals, sessions, reasoning (items with text and ``encrypted_content``), middleware
-termination (`tool_use_behavior`, see `tools`) and run-time tool changes (`is_enabled`). Not declared, so their
+Capabilities. Declared: approvals, sessions, reasoning (items with their ids, text or summary, and
+``encrypted_content``), middleware termination (`tool_use_behavior`, see `tools`) and run-time tool changes
+(`is_enabled`). Not declared, so their
 scenarios are n/a: hosted tools (a hosted MCP approval needs a `HostedMCPTool` declared up front, and the contract
 names no hosted tools), user input and declaration-only tools (the SDK has no pause but approval),
 informational-only calls (no such marker on Responses items) and invocation kwargs — the kwargs do reach the model

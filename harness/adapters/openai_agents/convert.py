@@ -11,8 +11,10 @@ The SDK keeps a conversation as a flat list of items — messages, `function_cal
   live in the SDK's `RunState`, never in its input. They are kept aside when the caller's messages become items,
   and put back in place when those items are re-read after a turn.
 
-Reasoning is an item whose ``content`` holds the text (``reasoning_text`` parts) and whose ``encrypted_content``
-holds the signature, as the SDK's own converters store a signed thinking block. A tool output is reported with
+Reasoning is a Responses reasoning item: its text is in ``content`` (``reasoning_text`` parts) or, for a summary,
+in ``summary`` (``summary_text`` parts); ``encrypted_content`` holds the signature, as the SDK's own converters
+store a signed thinking block, or an encrypted item's whole payload. A reasoning item with an id of its own keeps
+it, so it carries no group and joins the message before it. A tool output is reported with
 the string the model sees: the Responses API has no error flag on `function_call_output`, so results never carry
 one.
 """
@@ -116,10 +118,48 @@ def item_entries(item: object, position: int = 0) -> list[Entry]:
     if kind == "function_call_output":
         return [Entry("tool", FunctionResult(str(data.get("call_id", "")), _output_value(data.get("output"))), group)]
     if kind == "reasoning":
-        text = _text_of(data.get("content")) or _text_of(data.get("summary"))
-        signature = data.get("encrypted_content")
-        return [Entry("assistant", Reasoning(text, str(signature) if signature else None), group)]
+        return [Entry("assistant", reasoning_of(data), group)]
     return [Entry("assistant", Text(f"[unsupported {kind} item]"), group)]
+
+
+def reasoning_of(data: Mapping[str, Any]) -> Reasoning:
+    """A reasoning item as neutral reasoning: its own id (not one the adapter made), its kind — ``summary`` when it
+    has summary text, ``text`` when it has reasoning text, ``encrypted`` when it has neither, only an
+    ``encrypted_content`` (the payload then travels as the item's data) — and ``encrypted_content`` as the
+    signature of a reasoning with text."""
+    raw_id = data.get("id")
+    own_id = str(raw_id) if raw_id and group_of(raw_id) is None else None
+    summary, text = _text_of(data.get("summary")), _text_of(data.get("content"))
+    encrypted = str(data["encrypted_content"]) if data.get("encrypted_content") else None
+    if summary:
+        return Reasoning(summary, encrypted, own_id, "summary")
+    if text or encrypted is None:
+        return Reasoning(text, encrypted, own_id)
+    return Reasoning("", None, own_id, "encrypted", {"encrypted_content": encrypted})
+
+
+def reasoning_item(content: Reasoning, identifier: str) -> dict[str, Any]:
+    """The Responses reasoning item of a neutral reasoning: its kind decides where the text goes; its signature, or
+    the ``encrypted_content`` of its data, is the item's ``encrypted_content``."""
+    parts = [{"type": "reasoning_text", "text": content.text}] if content.kind == "text" else []
+    summary = [{"type": "summary_text", "text": content.text}] if content.kind == "summary" else []
+    item: dict[str, Any] = {"type": "reasoning", "id": content.item_id or identifier, "summary": summary,
+                            "content": parts}
+    encrypted = content.signature or encrypted_payload(content)
+    if encrypted is not None:
+        item["encrypted_content"] = encrypted
+    return item
+
+
+def encrypted_payload(content: Reasoning) -> str | None:
+    """The ``encrypted_content`` a reasoning's data carries: the only opaque payload a Responses item has."""
+    if content.data is None:
+        return None
+    payload: Mapping[str, JSON] = cast(Mapping[str, JSON], content.data) if isinstance(content.data, Mapping) else {}
+    value = payload.get("encrypted_content")
+    if set(payload) != {"encrypted_content"} or not isinstance(value, str):
+        raise ValueError(f"a Responses reasoning item carries only an encrypted_content string, not {content.data!r}")
+    return value
 
 
 def _message_entries(data: Mapping[str, Any], position: int, group: str | None) -> list[Entry]:
@@ -267,9 +307,5 @@ def content_item(content: Content, identifier: str) -> dict[str, Any] | None:
         return {"type": "function_call_output", "id": identifier, "call_id": content.call_id,
                 "output": result_text(content.result)}
     if isinstance(content, Reasoning):
-        item: dict[str, Any] = {"type": "reasoning", "id": identifier, "summary": [],
-                                "content": [{"type": "reasoning_text", "text": content.text}]}
-        if content.signature is not None:
-            item["encrypted_content"] = content.signature
-        return item
+        return reasoning_item(content, identifier)
     return None

@@ -15,7 +15,7 @@ Updates of one neutral message share its group as `message_id`, so folding them 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agents import ToolApprovalItem
 from agents.stream_events import RawResponsesStreamEvent, RunItemStreamEvent, StreamEvent
@@ -30,7 +30,7 @@ from openai.types.responses import (
     ResponseTextDeltaEvent,
 )
 
-from harness.adapters.openai_agents.convert import group_of, run_item_entries
+from harness.adapters.openai_agents.convert import as_mapping, group_of, reasoning_of, run_item_entries
 from harness.contents import Content, FunctionCall, Reasoning, Text, Update
 
 # Run-item events for items the model produced, which the raw events already delivered.
@@ -41,6 +41,15 @@ _MODEL_ITEM_EVENTS = frozenset({"tool_called", "message_output_created", "reason
 class _Item:
     message_id: str
     call_id: str = ""
+    own_id: str | None = None  # a reasoning item's id of its own (not one the adapter made)
+
+
+@dataclass
+class _Message:
+    """The assistant message streamed last: its message id and the neutral message (group) it came from."""
+
+    message_id: str
+    group: str | None
 
 
 @dataclass
@@ -49,13 +58,17 @@ class StreamDecoder:
 
     approval_id: Callable[[ToolApprovalItem], str]
     _items: dict[str, _Item] = field(default_factory=lambda: {})
+    _message: _Message | None = None
 
     def updates(self, event: StreamEvent) -> list[Update]:
         if isinstance(event, RawResponsesStreamEvent):
             return self._raw(event.data)
         if isinstance(event, RunItemStreamEvent) and event.name not in _MODEL_ITEM_EVENTS:
-            return [Update(entry.role, (entry.content,), entry.group)
-                    for entry in run_item_entries(event.item, self.approval_id)]
+            updates = [Update(entry.role, (entry.content,), entry.group)
+                       for entry in run_item_entries(event.item, self.approval_id)]
+            if any(update.role != "assistant" for update in updates):
+                self._message = None
+            return updates
         return []
 
     def pause(self, interruptions: Sequence[ToolApprovalItem], earlier: Sequence[Update]) -> list[Update]:
@@ -78,21 +91,37 @@ class StreamDecoder:
             item = self._items.get(data.item_id, _Item(data.item_id))
             return self._update(data.item_id, FunctionCall(item.call_id, "", data.delta))
         if isinstance(data, ResponseReasoningTextDeltaEvent | ResponseReasoningSummaryTextDeltaEvent):
-            return self._update(data.item_id, Reasoning(data.delta))
+            kind = "summary" if isinstance(data, ResponseReasoningSummaryTextDeltaEvent) else "text"
+            own_id = self._items.get(data.item_id, _Item(data.item_id)).own_id
+            return self._update(data.item_id, Reasoning(data.delta, item_id=own_id, kind=kind))
         if isinstance(data, ResponseOutputItemDoneEvent) and isinstance(data.item, ResponseReasoningItem):
-            signature = data.item.encrypted_content
-            return self._update(data.item.id, Reasoning("", signature)) if signature else []
+            # The signature or payload comes with the finished item, as the final one of its fragments.
+            done = reasoning_of(as_mapping(data.item))
+            payload = replace(done, text="")
+            return self._update(data.item.id, payload) if done.signature or done.data is not None else []
         return []
 
     def _added(self, event: ResponseOutputItemAddedEvent) -> list[Update]:
         raw = event.item
         raw_id = str(getattr(raw, "id", None) or f"output-{event.output_index}")
-        message_id = group_of(raw_id) or raw_id
+        group = group_of(raw_id)
         call_id = str(getattr(raw, "call_id", "") or "")
-        self._items[raw_id] = _Item(message_id, call_id)
+        own_id = raw_id if raw.type == "reasoning" and group is None else None
+        self._items[raw_id] = _Item(self._message_of(raw_id, group), call_id, own_id)
         if raw.type == "function_call":
             return self._update(raw_id, FunctionCall(call_id, str(getattr(raw, "name", "")), ""))
         return []
+
+    def _message_of(self, raw_id: str, group: str | None) -> str:
+        """The message an item's updates go to, as `convert.group_entries` groups the final response's items: an
+        item without a group (a reasoning item with an id of its own) joins the assistant message streamed last,
+        and the first grouped item names the message it opened."""
+        current = self._message
+        if current is not None and (group is None or current.group is None or current.group == group):
+            current.group = current.group or group
+            return current.message_id
+        self._message = _Message(group or raw_id, group)
+        return self._message.message_id
 
     def _update(self, raw_id: str, content: Content) -> list[Update]:
         item = self._items.get(raw_id, _Item(group_of(raw_id) or raw_id))

@@ -11,7 +11,7 @@ hosted or informational-only calls) raise `UnsupportedContentError`, which fails
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
 from agents.items import TResponseOutputItem, TResponseStreamEvent
@@ -31,16 +31,17 @@ from openai.types.responses import (
     ResponseOutputMessage,
     ResponseOutputText,
     ResponseReasoningItem,
+    ResponseReasoningSummaryTextDeltaEvent,
+    ResponseReasoningSummaryTextDoneEvent,
     ResponseReasoningTextDeltaEvent,
     ResponseReasoningTextDoneEvent,
     ResponseTextDeltaEvent,
     ResponseTextDoneEvent,
     ResponseUsage,
 )
-from openai.types.responses.response_reasoning_item import Content as ReasoningContent
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
 
-from harness.adapters.openai_agents.convert import arguments_json, item_id
+from harness.adapters.openai_agents.convert import arguments_json, item_id, reasoning_item
 from harness.contents import Content, FunctionCall, Reasoning, Text, Update, Usage
 
 ItemKind = Literal["message", "function_call", "reasoning"]
@@ -59,7 +60,7 @@ class _OpenItem:
     text: str = ""  # message text, call arguments or reasoning text
     call_id: str = ""
     name: str = ""
-    signature: str | None = None
+    reasoning: Reasoning | None = None  # the reasoning item's id, kind and payload; its text accumulates in `text`
 
 
 @dataclass
@@ -129,18 +130,26 @@ class AnswerEncoder:
     def _reasoning(self, reasoning: Reasoning, key: str | None) -> list[TResponseStreamEvent]:
         events: list[TResponseStreamEvent] = []
         item = self._open
-        if item is None or item.kind != "reasoning" or item.message_key != key or item.signature is not None:
+        if item is None or item.reasoning is None or item.message_key != key or not _continues(item.reasoning,
+                                                                                                 reasoning):
             events += self._close()
-            item = self._begin("reasoning", key)
+            item = self._begin("reasoning", key, reasoning.item_id)
             events.append(self._added(ResponseReasoningItem(id=item.id, type="reasoning", summary=[], content=[],
                                                             status="in_progress")))
+        item.reasoning = _joined(item.reasoning, reasoning)
         if reasoning.text:
             item.text += reasoning.text
-            events.append(ResponseReasoningTextDeltaEvent(
-                type="response.reasoning_text.delta", item_id=item.id, output_index=item.index, content_index=0,
-                delta=reasoning.text, sequence_number=self._next()))
-        item.signature = reasoning.signature or item.signature
+            events.append(self._reasoning_delta(item, reasoning.text))
         return events
+
+    def _reasoning_delta(self, item: _OpenItem, delta: str) -> TResponseStreamEvent:
+        if item.reasoning is not None and item.reasoning.kind == "summary":
+            return ResponseReasoningSummaryTextDeltaEvent(
+                type="response.reasoning_summary_text.delta", item_id=item.id, output_index=item.index,
+                summary_index=0, delta=delta, sequence_number=self._next())
+        return ResponseReasoningTextDeltaEvent(
+            type="response.reasoning_text.delta", item_id=item.id, output_index=item.index, content_index=0,
+            delta=delta, sequence_number=self._next())
 
     def _call(self, call: FunctionCall, key: str | None) -> list[TResponseStreamEvent]:
         events: list[TResponseStreamEvent] = []
@@ -160,9 +169,9 @@ class AnswerEncoder:
             sequence_number=self._next()))
         return events
 
-    def _begin(self, kind: ItemKind, key: str | None) -> _OpenItem:
+    def _begin(self, kind: ItemKind, key: str | None, own_id: str | None = None) -> _OpenItem:
         group = self._groups.setdefault(key, f"{self.prefix}m{len(self._groups)}")
-        self._open = _OpenItem(kind, item_id(group, len(self.items)), len(self.items), key)
+        self._open = _OpenItem(kind, own_id or item_id(group, len(self.items)), len(self.items), key)
         return self._open
 
     def _added(self, item: TResponseOutputItem) -> TResponseStreamEvent:
@@ -186,6 +195,10 @@ class AnswerEncoder:
             return [ResponseFunctionCallArgumentsDoneEvent(type="response.function_call_arguments.done",
                                                            arguments=item.text, sequence_number=self._next(),
                                                            **common)]
+        if item.reasoning is not None and item.reasoning.kind == "summary":
+            return [ResponseReasoningSummaryTextDoneEvent(type="response.reasoning_summary_text.done",
+                                                          summary_index=0, text=item.text,
+                                                          sequence_number=self._next(), **common)]
         if item.kind == "reasoning":
             return [ResponseReasoningTextDoneEvent(type="response.reasoning_text.done", content_index=0,
                                                    text=item.text, sequence_number=self._next(), **common)]
@@ -210,6 +223,20 @@ class AnswerEncoder:
         return self._sequence - 1
 
 
+def _continues(open_reasoning: Reasoning, fragment: Reasoning) -> bool:
+    """Whether a reasoning fragment adds to the open reasoning item: the same item and kind, no second payload."""
+    return (fragment.item_id in (None, open_reasoning.item_id) and fragment.kind == open_reasoning.kind
+            and open_reasoning.signature is None and open_reasoning.data is None)
+
+
+def _joined(open_reasoning: Reasoning | None, fragment: Reasoning) -> Reasoning:
+    """The open item's id, kind and payload once `fragment` is added (its text is kept apart)."""
+    if open_reasoning is None:
+        return replace(fragment, text="")
+    return replace(open_reasoning, signature=open_reasoning.signature or fragment.signature,
+                   data=open_reasoning.data if open_reasoning.data is not None else fragment.data)
+
+
 def _output_text(text: str) -> ResponseOutputText:
     return ResponseOutputText(type="output_text", text=text, annotations=[], logprobs=[])
 
@@ -218,9 +245,8 @@ def _done_item(item: _OpenItem) -> TResponseOutputItem:
     if item.kind == "function_call":
         return ResponseFunctionToolCall(id=item.id, type="function_call", call_id=item.call_id, name=item.name,
                                         arguments=item.text, status="completed")
-    if item.kind == "reasoning":
-        content = [ReasoningContent(type="reasoning_text", text=item.text)] if item.text else []
-        return ResponseReasoningItem(id=item.id, type="reasoning", summary=[], content=content,
-                                     encrypted_content=item.signature, status="completed")
+    if item.reasoning is not None:
+        done = reasoning_item(replace(item.reasoning, text=item.text), item.id)
+        return ResponseReasoningItem.model_validate({**done, "status": "completed"})
     return ResponseOutputMessage(id=item.id, type="message", role="assistant", status="completed",
                                  content=[_output_text(item.text)])
