@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import warnings
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
@@ -109,7 +110,17 @@ def _caused_by_provider(error: BaseException) -> bool:
 
 def raised(error: Exception) -> RaisedError:
     kind = "provider" if _caused_by_provider(error) else "loop"
-    return RaisedError(type(error).__name__, str(error), kind)
+    return RaisedError(type(error).__name__, _stable(str(error)), kind)
+
+
+# A set of strings rendered into a message, e.g. "Expected: {'c2', 'c1'}".
+_SET_OF_STRINGS = re.compile(r"\{'[^'{}]*'(?:, '[^'{}]*')+\}")
+
+
+def _stable(message: str) -> str:
+    """The message with each rendered set of strings in sorted order: pydantic-ai formats Python sets, whose order
+    changes from one process to the next, and a report must not."""
+    return _SET_OF_STRINGS.sub(lambda m: "{" + ", ".join(sorted(m.group(0)[1:-1].split(", "))) + "}", message)
 
 
 class _LogCapture(logging.Handler):
