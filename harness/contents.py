@@ -8,7 +8,7 @@ can be compared, hashed, rendered and snapshotted without importing any loop imp
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, cast
 
@@ -278,7 +278,7 @@ class _Pausable:
     placeheld: bool = False  # a placeholder stands for its result
 
 
-def placeholder_results(messages: Iterable[Message]) -> set[int]:
+def placeholder_results(messages: Sequence[Message], caller_written: Collection[str] | None = None) -> set[int]:
     """The `id()` of each result in `messages` that is a pending-approval placeholder.
 
     Text alone does not make a placeholder: a tool may really return ``[APPROVAL_PENDING]``, and its output must
@@ -286,7 +286,15 @@ def placeholder_results(messages: Iterable[Message]) -> set[int]:
     with that text is a placeholder only where the caller writes it for an occurrence still awaiting a decision: the
     earliest open occurrence of its call id without a placeholder has an approval request and no decision yet. Any
     other result closes the earliest open occurrence of its call id, as a terminal result does.
+
+    A model-bound history has lost the approval wrappers that tell a placeholder apart (and one that leaked without
+    its decision would mislead), so for one pass `caller_written`, the call ids the caller wrote placeholders for
+    (`placeholder_call_ids` of what the caller sent): there a result with that text is a placeholder if its call
+    id is among them.
     """
+    if caller_written is not None:
+        return {id(c) for m in messages for c in m.contents
+                if isinstance(c, FunctionResult) and c.result == APPROVAL_PENDING and c.call_id in caller_written}
     occurrences: list[_Pausable] = []
     placeholders: set[int] = set()
 
@@ -318,3 +326,9 @@ def placeholder_results(messages: Iterable[Message]) -> set[int]:
                 if target is not None:
                     target.closed = True
     return placeholders
+
+
+def placeholder_call_ids(messages: Sequence[Message]) -> set[str]:
+    """The call ids the caller wrote a pending-approval placeholder for in `messages`."""
+    found = placeholder_results(messages)
+    return {c.call_id for m in messages for c in m.contents if isinstance(c, FunctionResult) and id(c) in found}

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, cast
 
-from harness.contents import JSON, FunctionCall, Message, Response, Update
+from harness.contents import JSON, ApprovalResponse, FunctionCall, Message, Response, Update
 
 
 @dataclass(frozen=True)
@@ -129,9 +129,38 @@ class ToolExecution:
 
 
 @dataclass(frozen=True)
+class ApprovalScope:
+    """The calls an approval reaches beyond a per-call decision (an auto-approval rule, a caller's standing
+    decision): calls of `tool`, within hosted server `server` (``None``: local calls only, never a hosted one),
+    and, if `arguments` is given, with exactly those arguments (``{}``: only a call without arguments, never any).
+    """
+
+    tool: str
+    server: str | None = None
+    arguments: Mapping[str, JSON] | None = None
+
+    def covers(self, call: FunctionCall) -> bool:
+        if call.name != self.tool or call.server_label != self.server:
+            return False
+        return self.arguments is None or same_arguments(self.arguments, call.arguments)
+
+    @staticmethod
+    def of_decision(decision: ApprovalResponse) -> ApprovalScope | None:
+        """What a caller's standing decision covers from now on; `None` for a decision that stands for nothing
+        beyond its call (a plain approval, or any rejection)."""
+        if not decision.approved or decision.standing is None:
+            return None
+        call = decision.function_call
+        if decision.standing == "tool":
+            return ApprovalScope(call.name, call.server_label)
+        arguments = call.arguments
+        parsed = cast(Mapping[str, JSON], json.loads(arguments or "{}")) if isinstance(arguments, str) else arguments
+        return ApprovalScope(call.name, call.server_label, dict(parsed))
+
+
+@dataclass(frozen=True)
 class ApprovalRuleSpec:
-    """An auto-approval rule configured on a conversation: it approves a call of `tool`, optionally only with
-    exactly `arguments`, and only within hosted server `server` (``None``: local calls only, never a hosted one)."""
+    """An auto-approval rule configured on a conversation: it approves the calls within its scope."""
 
     id: str
     tool: str
@@ -139,9 +168,7 @@ class ApprovalRuleSpec:
     server: str | None = None
 
     def approves(self, call: FunctionCall) -> bool:
-        if call.name != self.tool or call.server_label != self.server:
-            return False
-        return self.arguments is None or same_arguments(self.arguments, call.arguments)
+        return ApprovalScope(self.tool, self.server, self.arguments).covers(call)
 
 
 def same_arguments(expected: Mapping[str, JSON], given: Mapping[str, JSON] | str) -> bool:

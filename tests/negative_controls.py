@@ -12,7 +12,7 @@ reference loop's internals evolve.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -118,37 +118,47 @@ class DropsResultsFromResponse(ReferenceLoop):
                                  conversation_id=conversation_id, session=session))
 
 
-class _ResultBlindModel:
-    """A model client that forwards every request with the function results taken out of the history."""
+Rewrite = Callable[[Sequence[Message]], list[Message]]
 
-    def __init__(self, inner: ModelClient) -> None:
+
+class RewritingModel:
+    """A model client that forwards every request with its history rewritten first."""
+
+    def __init__(self, inner: ModelClient, rewrite: Rewrite) -> None:
         self._inner = inner
-
-    @staticmethod
-    def _strip(messages: Sequence[Message]) -> list[Message]:
-        kept = (Message(m.role, _without_results(m.contents)) for m in messages)
-        return [m for m in kept if m.contents]
+        self._rewrite = rewrite
 
     async def complete(
         self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
         kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None,
     ) -> Response:
-        return await self._inner.complete(self._strip(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
-                                 conversation_id=conversation_id)
+        return await self._inner.complete(self._rewrite(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
+                                          conversation_id=conversation_id)
 
     def stream(
         self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
         kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None,
     ) -> AsyncIterator[Update]:
-        return self._inner.stream(self._strip(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
-                                 conversation_id=conversation_id)
+        return self._inner.stream(self._rewrite(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
+                                  conversation_id=conversation_id)
+
+
+def _keeping(keep: Callable[[Content], bool]) -> Rewrite:
+    """A rewrite that keeps only the contents `keep` accepts (and the messages left with any)."""
+
+    def rewrite(messages: Sequence[Message]) -> list[Message]:
+        kept = (Message(m.role, tuple(c for c in m.contents if keep(c))) for m in messages)
+        return [m for m in kept if m.contents]
+
+    return rewrite
 
 
 class SendsCallsWithoutResults(ReferenceLoop):
     """Serialises history for the model without function results, so the model sees calls left open."""
 
     def __init__(self, model: ModelClient, config: LoopConfig, catalog: Mapping[str, LoopTool] | None = None) -> None:
-        super().__init__(_ResultBlindModel(model), config, catalog)
+        super().__init__(RewritingModel(model, _keeping(lambda c: not isinstance(c, FunctionResult))), config,
+                         catalog)
 
 
 # --- inputs-unmutated -------------------------------------------------------------------------------------------
@@ -275,36 +285,13 @@ def _kebab(name: str) -> str:
     return "".join(f"-{ch.lower()}" if ch.isupper() and i else ch.lower() for i, ch in enumerate(name))
 
 
-class _EncryptedBlindModel:
-    """Forwards each request without the encrypted reasoning items, as a loop that keeps only readable text does."""
-
-    def __init__(self, inner: ModelClient) -> None:
-        self._inner = inner
-
-    @staticmethod
-    def _strip(messages: Sequence[Message]) -> list[Message]:
-        kept = (Message(m.role, tuple(c for c in m.contents
-                                      if not (isinstance(c, Reasoning) and c.kind == "encrypted")))
-                for m in messages)
-        return [m for m in kept if m.contents]
-
-    async def complete(self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
-                       kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None) -> Response:
-        return await self._inner.complete(self._strip(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
-                                          conversation_id=conversation_id)
-
-    def stream(self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
-               kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None) -> AsyncIterator[Update]:
-        return self._inner.stream(self._strip(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
-                                  conversation_id=conversation_id)
-
-
 class DropsEncryptedReasoning(ReferenceLoop):
     """Replays only reasoning that has text: the encrypted item bound to the call never goes back."""
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
-        self.model = _EncryptedBlindModel(self.model)
+        self.model = RewritingModel(self.model, _keeping(
+            lambda c: not (isinstance(c, Reasoning) and c.kind == "encrypted")))
 
 
 @dataclass(frozen=True)

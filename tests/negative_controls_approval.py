@@ -9,12 +9,13 @@ working while the reference loop's approval correlation evolves.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from negative_controls import (
     SCENARIOS,
+    RewritingModel,
     _StreamWrapper,  # pyright: ignore[reportPrivateUsage]
     adapter_for,
 )
@@ -31,30 +32,6 @@ from harness.adapters.reference.loop import (
 from harness.adapters.reference.session import LoopSession
 from harness.contents import JSON, ApprovalResponse, Content, FunctionResult, Message, Response, Update
 from harness.contract import LoopConfig, Mode
-
-Rewrite = Callable[[Sequence[Message]], list[Message]]
-
-
-class _RewritingModel:
-    """A model client that forwards every request with its history rewritten first."""
-
-    def __init__(self, inner: ModelClient, rewrite: Rewrite) -> None:
-        self._inner = inner
-        self._rewrite = rewrite
-
-    async def complete(
-        self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
-        kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None,
-    ) -> Response:
-        return await self._inner.complete(self._rewrite(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
-                                 conversation_id=conversation_id)
-
-    def stream(
-        self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
-        kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None,
-    ) -> AsyncIterator[Update]:
-        return self._inner.stream(self._rewrite(messages), tool_choice=tool_choice, tools=tools, kwargs=kwargs,
-                                 conversation_id=conversation_id)
 
 
 def _decisions(messages: Sequence[Message]) -> list[ApprovalResponse]:
@@ -134,7 +111,7 @@ class RejectsWithApprovalId(ReferenceLoop):
 
     def __init__(self, model: ModelClient, config: LoopConfig, catalog: Mapping[str, LoopTool] | None = None) -> None:
         self.request_ids: dict[str, str] = {}  # rejected call id -> the id of the request the rejection answers
-        super().__init__(_RewritingModel(model, lambda messages: _renamed(messages, self.request_ids)), config,
+        super().__init__(RewritingModel(model, lambda messages: _renamed(messages, self.request_ids)), config,
                          catalog)
 
     def caller_history(self, messages: str | list[LoopMessage]) -> list[Message]:
@@ -186,7 +163,7 @@ class SendsApprovalWrappersToModel(ReferenceLoop):
 
     def __init__(self, model: ModelClient, config: LoopConfig, catalog: Mapping[str, LoopTool] | None = None) -> None:
         self.decisions: list[Content] = []
-        super().__init__(_RewritingModel(model, self._with_decisions), config, catalog)
+        super().__init__(RewritingModel(model, self._with_decisions), config, catalog)
 
     def _with_decisions(self, messages: Sequence[Message]) -> list[Message]:
         return [*messages, Message("user", tuple(self.decisions))] if self.decisions else list(messages)

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import TypeGuard
 
 from harness.contents import (
-    APPROVAL_PENDING,
     ApprovalRequest,
     ApprovalResponse,
     Content,
@@ -39,12 +38,13 @@ from harness.contents import (
     Message,
     UserInputRequest,
     fold_updates,
+    placeholder_call_ids,
     placeholder_results,
 )
 from harness.parameters import argument_problems
 from harness.records import RunRecord, TurnRecord
 from harness.results import CheckResult
-from harness.script import ToolExecution, same_arguments
+from harness.script import ApprovalScope, ToolExecution
 
 REJECTED_NEVER_RUNS = "rejected-never-runs"
 APPROVED_ONCE = "approved-once"
@@ -96,27 +96,10 @@ def _terminal(content: object, placeholders: set[int]) -> TypeGuard[FunctionResu
     return isinstance(content, FunctionResult) and id(content) not in placeholders
 
 
-def _placeholders(messages: Sequence[Message], caller_placeholders: Collection[str] | None = None) -> set[int]:
-    """The placeholder results in `messages`. A model-bound history has lost the approval wrappers that tell a
-    placeholder apart (and one that leaked without its decision would mislead), so there — `caller_placeholders`
-    given — only the call ids the caller wrote placeholders for say it."""
-    found = placeholder_results(messages) if caller_placeholders is None else set[int]()
-    found.update(id(c) for c in _contents(messages)
-                 if isinstance(c, FunctionResult) and c.result == APPROVAL_PENDING
-                 and c.call_id in (caller_placeholders or ()))
-    return found
-
-
 def _results(messages: Sequence[Message], caller_placeholders: Collection[str] | None = None) -> Counter[str]:
     """Terminal results in `messages`, by call id."""
-    placeholders = _placeholders(messages, caller_placeholders)
+    placeholders = placeholder_results(messages, caller_placeholders)
     return Counter(c.call_id for c in _contents(messages) if _terminal(c, placeholders))
-
-
-def _written_placeholders(messages: Sequence[Message]) -> set[str]:
-    """Call ids the caller wrote a pending-approval placeholder for in `messages`."""
-    found = placeholder_results(messages)
-    return {c.call_id for c in _contents(messages) if isinstance(c, FunctionResult) and id(c) in found}
 
 
 def _hosted(content: ApprovalRequest | ApprovalResponse) -> bool:
@@ -201,7 +184,7 @@ def _read_decision(response: ApprovalResponse, occurrences: list[_Occurrence]) -
 def _open_calls(messages: Sequence[Message], caller_placeholders: Collection[str] | None = None) -> list[FunctionCall]:
     """Calls in `messages` left without a result, matching reused ids by occurrence in order."""
     occurrences: list[_Occurrence] = []
-    placeholders = _placeholders(messages, caller_placeholders)
+    placeholders = placeholder_results(messages, caller_placeholders)
     for message in messages:
         for content in message.contents:
             _track(occurrences, content, placeholders)
@@ -277,17 +260,17 @@ class _Analysis:
         standing decision covers. A standing decision covers only calls the model makes after it (in the turn
         whose input holds it or later) of the same tool within the same hosted server, and an argument-scoped one
         only calls with exactly the same arguments: empty arguments stay empty, never "any"."""
-        standing: list[ApprovalResponse] = []
+        standing: list[ApprovalScope] = []
         approved: dict[int, list[FunctionCall]] = {}
         for turn in self.run.turns:
             inputs = turn.caller_input if not isinstance(turn.caller_input, str) else ()
-            standing.extend(c for m in inputs for c in m.contents
-                            if isinstance(c, ApprovalResponse) and c.approved and c.standing is not None)
+            standing.extend(scope for m in inputs for c in m.contents if isinstance(c, ApprovalResponse)
+                            and (scope := ApprovalScope.of_decision(c)) is not None)
             by_rule = {(a.call.call_id, a.call.name) for a in turn.rules_asked if a.approved}
             for call in turn.served_calls():
                 if call.name not in self.gated_tools:
                     continue
-                if (call.call_id, call.name) in by_rule or any(_covers(d, call) for d in standing):
+                if (call.call_id, call.name) in by_rule or any(scope.covers(call) for scope in standing):
                     approved.setdefault(turn.index, []).append(call)
         return approved
 
@@ -476,7 +459,7 @@ class _Analysis:
                               f"call {_describe(target.call)} was rejected in turn {turn.index + 1}, but the turn's "
                               f"response holds {results[call_id]} function_result(s) with call id '{call_id}' for "
                               f"{wanted} decision(s)" + _approval_id_note(target, results))
-            written = _written_placeholders(_loop_input(self.run, turn))
+            written = placeholder_call_ids(_loop_input(self.run, turn))
             for request in turn.requests:
                 open_ids = {c.call_id for c in _open_calls(request.seen, written)}
                 sent = _results(request.seen, written)
@@ -502,18 +485,6 @@ class _Analysis:
                 self.fail(APPROVAL_INERT, turn.index,
                           f"turn {turn.index + 1} replays the decision on call {_describe(target.call)}, whose "
                           f"result its input already holds, and its response holds {extra} new result(s) for it")
-
-
-def _covers(decision: ApprovalResponse, call: FunctionCall) -> bool:
-    """Whether a standing decision covers `call` (the spec's standing and argument-scoped rules)."""
-    made = decision.function_call
-    if made.name != call.name or made.server_label != call.server_label:
-        return False
-    if decision.standing == "tool":
-        return True
-    if isinstance(made.arguments, str):
-        return same_arguments(json.loads(made.arguments or "{}"), call.arguments)
-    return same_arguments(made.arguments, call.arguments)
 
 
 def _approval_id_note(target: _Target, results: Counter[str]) -> str:

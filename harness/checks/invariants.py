@@ -20,6 +20,7 @@ from harness.contents import (
     Reasoning,
     UserInputRequest,
     fold_updates,
+    placeholder_call_ids,
     placeholder_results,
 )
 from harness.limits import DEFAULT_MAX_ITERATIONS
@@ -158,7 +159,7 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool,
     problems: list[str] = []
     # Model-bound, an approval request that leaked without its decision would make a tool's real output look like
     # a placeholder: there only what the caller wrote counts.
-    placeholders = placeholder_results(messages) if allow_pauses else set[int]()
+    placeholders = placeholder_results(messages, None if allow_pauses else caller_placeholders)
     batch = 0
     previous_role: str | None = None
     for message in messages:
@@ -168,9 +169,7 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool,
         for content in message.contents:
             if isinstance(content, FunctionCall):
                 open_calls.append(_Occurrence(content, batch=batch))
-            elif isinstance(content, FunctionResult) and (
-                    id(content) in placeholders
-                    or (content.result == APPROVAL_PENDING and content.call_id in caller_placeholders)):
+            elif isinstance(content, FunctionResult) and id(content) in placeholders:
                 match = next((o for o in open_calls if not o.closed and o.call.call_id == content.call_id), None)
                 if match is None:
                     problems.append(f"placeholder result for '{content.call_id}' has no open call before it")
@@ -211,9 +210,7 @@ def check_no_orphans(run: RunRecord) -> list[CheckResult]:
         # With session-kept history the conversation so far is part of what the caller is shown to continue.
         earlier = _session_history(run, turn.index)
         given = earlier + turn.input_messages()
-        written = placeholder_results(given)
-        caller_placeholders = {c.call_id for m in given for c in m.contents
-                               if isinstance(c, FunctionResult) and id(c) in written}
+        caller_placeholders = placeholder_call_ids(given)
         if turn.view.response is not None and caller_side:
             transcript = given + turn.response_messages()
             failures.extend(_fail("no-orphans", turn.index, f"caller-visible transcript: {p}")

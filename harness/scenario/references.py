@@ -83,6 +83,14 @@ _FEATURE_CAPABILITIES = {
 }
 
 
+# Scenario-level features that live in a session, and why.
+_SESSION_FEATURES = {
+    "history_provider": "it keeps a session's conversation",
+    "context_providers": "providers run around an agent's session",
+    "approval_policy": "the layer keeps its state in the session",
+}
+
+
 def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[ScenarioProblem]:
     def missing(feature: str, path: DataPath) -> Iterator[ScenarioProblem]:
         capability, what = _FEATURE_CAPABILITIES[feature]
@@ -93,23 +101,12 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
     for t, tool in enumerate(spec.tools):
         if tool.signature is not None:
             yield from missing("signature", ("tools", t, "signature"))
-    if spec.history_provider is not None:
-        yield from missing("history_provider", ("history_provider",))
+    for key, why in _SESSION_FEATURES.items():
+        if getattr(spec, key) is None:
+            continue
+        yield from missing(key, (key,))
         if not spec.session:
-            yield problem_at(source, ("history_provider",), "missing-capability",
-                             "'history_provider' needs 'session: true': it keeps a session's conversation",
-                             "add 'session: true' and 'sessions' to 'requires'")
-    if spec.context_providers is not None:
-        yield from missing("context_providers", ("context_providers",))
-        if not spec.session:
-            yield problem_at(source, ("context_providers",), "missing-capability",
-                             "'context_providers' needs 'session: true': providers run around an agent's session",
-                             "add 'session: true' and 'sessions' to 'requires'")
-    if spec.approval_policy is not None:
-        yield from missing("approval_policy", ("approval_policy",))
-        if not spec.session:
-            yield problem_at(source, ("approval_policy",), "missing-capability",
-                             "'approval_policy' needs 'session: true': the layer keeps its state in the session",
+            yield problem_at(source, (key,), "missing-capability", f"'{key}' needs 'session: true': {why}",
                              "add 'session: true' and 'sessions' to 'requires'")
     for t, turn in enumerate(spec.turns):
         for i, item in enumerate(turn.input if isinstance(turn.input, list) else []):

@@ -58,38 +58,22 @@ def build_tools(scripted: Mapping[str, Tool]) -> dict[str, FunctionTool]:
 
 def _function_tool(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> FunctionTool:
     spec = tool.spec
+    approval_mode = "always_require" if spec.approval_required else "never_require"
     if spec.signature is not None:
         # Declared the way users declare tools: a Python function, whose signature the framework turns into its
-        # own argument model.
-        return FunctionTool(
-            name=spec.name,
-            description=spec.description or spec.name,
-            approval_mode="always_require" if spec.approval_required else "never_require",
-            func=python_function(spec.name, spec.signature, _user_body(tool)),
-        )
+        # own argument model. It takes no invocation context, so it cannot add tools.
+        run = _runner(tool, catalogue)
+        user_function = python_function(spec.name, spec.signature, lambda arguments: run(arguments, None))
+        return FunctionTool(name=spec.name, description=spec.description or spec.name, approval_mode=approval_mode,
+                            func=user_function)
     body = None if spec.declaration_only else _body(tool, catalogue)
     return FunctionTool(
         name=spec.name,
         description=spec.description or spec.name,
-        approval_mode="always_require" if spec.approval_required else "never_require",
+        approval_mode=approval_mode,
         func=body,
         input_model=dict(spec.parameters),
     )
-
-
-def _user_body(tool: Tool) -> Callable[[dict[str, JSON]], Awaitable[Any]]:
-    async def body(arguments: dict[str, JSON]) -> Any:
-        scope = _SCOPE.get()
-        outcome = await tool.run(arguments, scope.call_id if scope else None)
-        if outcome.input_requests:
-            raise UserInputRequiredException([_input_request(p) for p in outcome.input_requests])
-        if scope is not None and outcome.terminate:
-            scope.terminate = True
-        if outcome.parts:
-            return [Content.from_text(part) for part in outcome.parts]
-        return outcome.value
-
-    return body
 
 
 def _input_request(payload: JSON) -> Content:
@@ -97,7 +81,10 @@ def _input_request(payload: JSON) -> Content:
     return Content.from_oauth_consent_request(link)
 
 
-def _body(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> Callable[..., Awaitable[Any]]:
+def _runner(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> Callable[[dict[str, JSON], Any],
+                                                                          Awaitable[JSON | list[Content]]]:
+    """The scripted body: runs the tool once and plays its outcome into the framework (`context` may be None)."""
+
     async def run(arguments: dict[str, JSON], context: Any) -> JSON | list[Content]:
         scope = _SCOPE.get()
         outcome = await tool.run(arguments, scope.call_id if scope else None)
@@ -115,6 +102,12 @@ def _body(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> Callable[..., Aw
         if outcome.parts:  # several contents: the framework's own multi-part result
             return [Content.from_text(part) for part in outcome.parts]
         return outcome.value
+
+    return run
+
+
+def _body(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> Callable[..., Awaitable[Any]]:
+    run = _runner(tool, catalogue)
 
     if FEATURES.context_add_tools:
         async def with_context(ctx: FunctionInvocationContext, **arguments: JSON) -> JSON | list[Content]:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from harness.adapters.reference.policy import ApprovalState
+from harness.adapters.reference.policy import ApprovalState, StandingRule
 from harness.contents import (
     JSON,
     ApprovalRequest,
@@ -62,7 +62,7 @@ class LoopSession:
         }
         return json.dumps({"history": [_message_json(m) for m in self.history],
                            "conversation_id": self.conversation_id, "outbox": outbox,
-                           "approvals": self.approvals.to_json()}, sort_keys=True)
+                           "approvals": _approvals_json(self.approvals)}, sort_keys=True)
 
     @staticmethod
     def from_json(text: str) -> LoopSession:
@@ -80,7 +80,7 @@ class LoopSession:
                 _count(raw, "errors_in_row"),
             )
             raw_approvals = data.get("approvals")  # absent in a session saved before the approval layer existed
-            approvals = ApprovalState() if raw_approvals is None else ApprovalState.from_json(raw_approvals)
+            approvals = ApprovalState() if raw_approvals is None else _approvals_from(raw_approvals)
         except (KeyError, TypeError, AttributeError, ValueError) as error:
             if isinstance(error, InvalidSessionState):
                 raise
@@ -94,6 +94,20 @@ def _count(raw: Mapping[str, Any], key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise InvalidSessionState(f"the saved session's {key} must be a non-negative integer, got {value!r}")
     return value
+
+
+def _approvals_json(state: ApprovalState) -> dict[str, JSON]:
+    return {
+        "standing": [{"tool": r.tool, "server": r.server,
+                      "arguments": None if r.arguments is None else dict(r.arguments)} for r in state.standing],
+        "queued": [{"id": q.id, "call": _call_json(q.function_call)} for q in state.queued],
+    }
+
+
+def _approvals_from(data: Mapping[str, Any]) -> ApprovalState:
+    standing = [StandingRule(str(r["tool"]), r["server"], r["arguments"]) for r in data["standing"]]
+    queued = [ApprovalRequest(str(q["id"]), _call_from(q["call"])) for q in data["queued"]]
+    return ApprovalState(standing, queued)
 
 
 def _call_json(call: FunctionCall) -> dict[str, JSON]:
