@@ -8,13 +8,19 @@ received and which tools ran are recorded by the fakes themselves, so an adapter
 
 Adapters are registered under the entry-point group ``loop_conformance.adapters``; the entry point names a
 zero-argument callable that returns a `LoopAdapter`.
+
+Providers: by default the model is the neutral scripted provider, called in-process. An adapter whose loop has
+real provider clients (an OpenAI or Gemini client) may also declare `dialects`; the runner then runs every
+scenario once more per dialect, with `ConversationSetup.wire` set to an in-process HTTP endpoint that serves the
+same script in that provider's wire format. The adapter builds the framework's own client, unmodified, over
+`wire.http_client()`, so the client's serialisation is what the script and the checks see.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, cast, runtime_checkable
 
 from harness.contents import JSON, FunctionCall, Message, Response, Update
 
@@ -25,6 +31,10 @@ from harness.script import ScriptedToolError as ScriptedToolError
 from harness.script import ToolOutcome, ToolSpec
 
 ENTRY_POINT_GROUP = "loop_conformance.adapters"
+
+# How the model is reached: the neutral in-process provider, or a provider's wire format over in-process HTTP.
+Dialect = Literal["neutral", "openai-responses", "openai-chat", "gemini"]
+DIALECTS: tuple[Dialect, ...] = ("neutral", "openai-responses", "openai-chat", "gemini")
 
 Mode = Literal["streaming", "non-streaming"]
 MODES: tuple[Mode, ...] = ("non-streaming", "streaming")
@@ -173,6 +183,27 @@ class ContextSource:
     messages: tuple[Message, ...] = ()
 
 
+class WireEndpoint(Protocol):
+    """A provider's HTTP API served in-process from the scenario's script (no sockets, no network).
+
+    Every request is parsed back into the neutral vocabulary and recorded as the neutral provider records its
+    calls; a request the real service would reject gets the service's error status and body.
+    """
+
+    @property
+    def dialect(self) -> Dialect: ...
+
+    @property
+    def base_url(self) -> str:
+        """The URL to give the provider client (it ends with the API version path, e.g. ``.../v1``)."""
+        ...
+
+    def http_client(self) -> object:
+        """An asynchronous HTTP client whose transport answers in-process, of the kind the dialect's official
+        SDK takes (an ``httpx2.AsyncClient`` for ``openai``)."""
+        ...
+
+
 @dataclass(frozen=True)
 class ConversationSetup:
     """Everything an adapter needs for one scenario run in one mode.
@@ -187,6 +218,8 @@ class ConversationSetup:
     (capability ``history-providers``) that keeps the session's conversation instead of the implementation's
     built-in store: it stores every message of every run verbatim, approval requests and responses included (an
     audit log), and loads them all back before each run, so the loop must filter what is control, not transcript.
+    `dialect` names how the model is reached; unless it is ``"neutral"``, `wire` is the endpoint to build the
+    provider client on, and `provider` must not be called directly.
     """
 
     scenario_id: str
@@ -200,6 +233,8 @@ class ConversationSetup:
     approval_policy: ApprovalPolicy | None = None
     context: tuple[ContextSource, ...] = ()
     history_store: str | None = None
+    dialect: Dialect = "neutral"
+    wire: WireEndpoint | None = None
 
 
 @dataclass(frozen=True)
@@ -272,7 +307,15 @@ class LoopAdapter(Protocol):
     """Version of the implementation under test, shown in reports."""
 
     capabilities: frozenset[Capability]
+    # Optional: `dialects`, a frozenset of the `Dialect`s the adapter can reach its model through besides
+    # ``"neutral"`` (read with `adapter_dialects`, so adapters written before it still load).
 
     def open(self, setup: ConversationSetup) -> Conversation:
         """Start one scenario run; called once per scenario and mode, before its first turn."""
         ...
+
+
+def adapter_dialects(adapter: LoopAdapter) -> tuple[Dialect, ...]:
+    """The dialects an adapter runs over, neutral first, in `DIALECTS` order."""
+    declared = cast(frozenset[str], getattr(adapter, "dialects", frozenset()))
+    return tuple(d for d in DIALECTS if d == "neutral" or d in declared)
