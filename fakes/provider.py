@@ -29,6 +29,10 @@ class ScriptedProvider:
         self._stored: dict[str, tuple[Message, ...]] = {}
         self.violations: list[ScriptViolation] = []
 
+    @property
+    def current_turn(self) -> int:
+        return self._turn
+
     def begin_turn(self, turn: int) -> None:
         self._turn = turn
         self._served = 0
@@ -52,9 +56,13 @@ class ScriptedProvider:
         tools: Sequence[str] = (),
         kwargs: Mapping[str, JSON] | None = None,
         conversation_id: str | None = None,
+        stored: Sequence[Message] | None = None,
     ) -> Response:
-        """Answer one non-streaming model call with the next scripted response."""
-        step = self._next_step(messages, tool_choice, tools, kwargs, conversation_id, streaming=False)
+        """Answer one non-streaming model call with the next scripted response.
+
+        `stored` is given by a wire endpoint that keeps conversations itself (and has validated the continuation):
+        what it holds for `conversation_id`."""
+        step = self._next_step(messages, tool_choice, tools, kwargs, conversation_id, stored, streaming=False)
         return step.response
 
     async def stream(
@@ -67,9 +75,23 @@ class ScriptedProvider:
         conversation_id: str | None = None,
     ) -> AsyncIterator[Update]:
         """Answer one streaming model call with the next scripted response, chunk by chunk."""
-        step = self._next_step(messages, tool_choice, tools, kwargs, conversation_id, streaming=True)
+        step = self._next_step(messages, tool_choice, tools, kwargs, conversation_id, None, streaming=True)
         for update in step.updates:
             yield update
+
+    async def answer_stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tool_choice: str | None = None,
+        tools: Sequence[str] = (),
+        kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None,
+        stored: Sequence[Message] | None = None,
+    ) -> tuple[ModelStep, tuple[Update, ...]]:
+        """A streaming model call answered at once, for a wire endpoint that renders the whole event stream."""
+        step = self._next_step(messages, tool_choice, tools, kwargs, conversation_id, stored, streaming=True)
+        return step, tuple(step.updates)
 
     def _next_step(
         self,
@@ -78,13 +100,16 @@ class ScriptedProvider:
         tools: Sequence[str],
         kwargs: Mapping[str, JSON] | None,
         conversation_id: str | None,
+        stored: Sequence[Message] | None,
         *,
         streaming: bool,
     ) -> ModelStep:
         number = len(self.requests_in_turn(self._turn)) + 1
+        held = tuple(stored) if stored is not None else (
+            self._stored.get(conversation_id, ()) if conversation_id is not None else ())
         request = ModelRequest(
             self._turn, number, tuple(messages), tool_choice, tuple(tools), dict(kwargs or {}), streaming,
-            conversation_id, self._stored.get(conversation_id, ()) if conversation_id is not None else (),
+            conversation_id, held,
         )
         self.requests.append(request)
         if self._on_request is not None:
@@ -96,7 +121,7 @@ class ScriptedProvider:
             raise ScriptedProviderError(message)
         step = script[self._served]
         self._served += 1
-        if conversation_id is not None and conversation_id not in self._stored:
+        if conversation_id is not None and stored is None and conversation_id not in self._stored:
             # A service rejects a continuation it never issued; the script records it instead of guessing.
             self.violations.append(ScriptViolation(
                 self._turn, number, f"model call #{number} continues conversation '{conversation_id}', which no "

@@ -18,6 +18,7 @@ from harness.adapters.agent_framework.client import (
 )
 from harness.adapters.agent_framework.context import context_providers
 from harness.adapters.agent_framework.convert import (
+    StreamedSoFar,
     message_from_framework,
     messages_from_framework,
     response_from_framework,
@@ -27,6 +28,7 @@ from harness.adapters.agent_framework.convert import (
 from harness.adapters.agent_framework.features import FEATURES
 from harness.adapters.agent_framework.history import AuditHistoryProvider
 from harness.adapters.agent_framework.tools import TerminateOnRequest, build_tools
+from harness.adapters.agent_framework.wire import DIALECTS, wire_client, wire_options, wire_provider_errors
 from harness.contents import ApprovalResponse, Message, Response, Update
 from harness.contract import (
     SESSION_CAPABILITIES,
@@ -93,12 +95,15 @@ class AgentFrameworkConversation:
         # The middleware also tells a Python-declared tool's body which call it runs for (it has no context).
         needs_middleware = any(b.terminate for t in setup.toolbox.tools.values() for b in t.spec.behaviours) or any(
             t.spec.signature is not None for t in setup.toolbox.tools.values())
-        client_type = ScriptedStoringChatClient if setup.service_stores_history else ScriptedChatClient
-        self.client = client_type(
-            setup.provider,
-            function_invocation_configuration=invocation_configuration(setup.config),
-            middleware=[TerminateOnRequest()] if needs_middleware else None,
-        )
+        client_settings: dict[str, Any] = {
+            "function_invocation_configuration": invocation_configuration(setup.config),
+            "middleware": [TerminateOnRequest()] if needs_middleware else None,
+        }
+        if setup.dialect != "neutral":
+            self.client: Any = wire_client(setup, **client_settings)
+        else:
+            client_type = ScriptedStoringChatClient if setup.service_stores_history else ScriptedChatClient
+            self.client = client_type(setup.provider, **client_settings)
         # A session-managed scenario talks to an agent, whose history provider keeps the conversation; otherwise
         # the caller keeps history and talks to the chat client, still passing a session for approval binding.
         self.agent = Agent(self.client, tools=self._offered(), middleware=approval_middleware(setup.approval_policy),
@@ -145,6 +150,7 @@ class AgentFrameworkConversation:
 
     def _options(self) -> dict[str, Any]:
         options: dict[str, Any] = {} if self.agent is not None else {"tools": self._offered()}
+        options.update(wire_options(self.setup))
         if self.setup.tool_choice is not None:
             options["tool_choice"] = self.setup.tool_choice
         return options
@@ -170,12 +176,13 @@ class AgentFrameworkConversation:
             try:
                 if self.setup.mode == "streaming":
                     stream: Any = self._call(caller_input, client_kwargs, stream=True)
+                    so_far = StreamedSoFar()
                     async for update in stream:
-                        updates.append(update_from_framework(update))
+                        updates.append(update_from_framework(update, so_far))
                     final = await stream.get_final_response()
                 else:
                     final = await self._call(caller_input, client_kwargs, stream=False)
-            except (ScriptedProviderError, *INVALIDATION_ERRORS) as raised:
+            except (ScriptedProviderError, *INVALIDATION_ERRORS, *wire_provider_errors(self.setup)) as raised:
                 error = RaisedError(type(raised).__name__, str(raised), "provider")
             except KeyError as raised:
                 error = RaisedError(type(raised).__name__, str(raised), "unknown-tool")
@@ -231,6 +238,8 @@ class AgentFrameworkAdapter:
         if stateless:
             capabilities -= SESSION_CAPABILITIES
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
+        # The framework's OpenAI clients (agent-framework-openai); a run over a dialect without it is n/a.
+        self.dialects = DIALECTS
 
     def open(self, setup: ConversationSetup) -> AgentFrameworkConversation:
         return AgentFrameworkConversation(setup, stateless=self.stateless)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 from agent_framework import ChatResponse, ChatResponseUpdate
@@ -225,11 +226,79 @@ def response_from_framework(response: Any) -> Response:
                     str(conversation_id) if conversation_id else None)
 
 
-def update_from_framework(update: Any) -> Update:
+def update_from_framework(update: Any, so_far: StreamedSoFar | None = None) -> Update:
     finish = getattr(update.finish_reason, "value", update.finish_reason)
     conversation_id = getattr(update, "conversation_id", None)
-    return Update(_role(update.role), contents_from_framework(update.contents), update.message_id,
+    contents: list[Content] = []
+    for content in update.contents:
+        converted = from_framework(content)
+        if so_far is not None:
+            converted = so_far.read(update.message_id, content, converted)
+        contents.extend(converted)
+    return Update(_role(update.role), tuple(contents), update.message_id,
                   str(finish) if finish else None, str(conversation_id) if conversation_id else None)
+
+
+class StreamedSoFar:
+    """What a stream has carried, to read the framework's restatements as the deltas they stand for.
+
+    Provider clients of newer releases stream a content twice: as deltas (`merge_mode="append"`), then once more in
+    full when the provider says the part is done (`merge_mode="replace"`), and the framework's own folding keeps
+    the last. The neutral stream only appends, so a restatement becomes the part not streamed yet (usually
+    nothing); one that does not extend what was streamed is kept whole, so a provider or client that corrects
+    itself mid-stream still shows as the disagreement it is."""
+
+    def __init__(self) -> None:
+        self._texts: dict[tuple[str, str], str] = {}
+
+    def read(self, message_id: str | None, raw: Any, converted: list[Content]) -> list[Content]:
+        replaces = getattr(raw, "merge_mode", None) == "replace"
+        read: list[Content] = []
+        for content in converted:
+            key, value = self._keyed(message_id, content, raw)
+            if key is None:
+                read.append(content)
+                continue
+            before = self._texts.get(key, "")
+            if not replaces:
+                self._texts[key] = before + value
+                read.append(content)
+            elif value.startswith(before):
+                self._texts[key] = value
+                if value[len(before):]:
+                    read.append(_with_value(content, value[len(before):]))
+            else:
+                self._texts[key] = value
+                read.append(content)
+        return read
+
+    @staticmethod
+    def _keyed(message_id: str | None, content: Content, raw: Any) -> tuple[tuple[str, str] | None, str]:
+        if isinstance(content, Text):
+            return ("text", message_id or ""), content.text
+        arguments = getattr(raw, "arguments", None)
+        if isinstance(content, FunctionCall) and isinstance(arguments, str) and content.call_id:
+            # Compared as sent: a chunk that happens to be a whole JSON object is read as one.
+            return ("call", content.call_id), arguments
+        if isinstance(content, Reasoning) and not content.signature:
+            return ("reasoning", content.item_id or message_id or ""), content.text
+        return None, ""
+
+
+def _with_value(content: Content, value: str) -> Content:
+    if isinstance(content, Text):
+        return Text(value)
+    if isinstance(content, FunctionCall):
+        return replace(content, arguments=_arguments_chunk(value))
+    return replace(cast(Reasoning, content), text=value)
+
+
+def _arguments_chunk(value: str) -> Mapping[str, JSON] | str:
+    try:
+        parsed: object = json.loads(value)
+    except ValueError:
+        return value
+    return cast(Mapping[str, JSON], parsed) if isinstance(parsed, dict) else value
 
 
 def update_to_framework(update: Update, response_id: str) -> ChatResponseUpdate:

@@ -1,0 +1,54 @@
+"""The framework's own OpenAI clients (agent-framework-openai), unmodified, talking to the harness's wire fakes.
+
+Only the HTTP client is ours: the `openai` SDK is given one whose transport answers in-process from the script, so
+the function invocation layer and the provider client's serialisation are exactly what users run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.contract import ConversationSetup, Dialect, WireEndpoint
+
+DIALECTS: frozenset[Dialect] = frozenset({"openai-responses", "openai-chat"})
+
+
+def wire_client(setup: ConversationSetup, **client_kwargs: Any) -> Any:
+    """The framework's client for `setup.dialect`, built over the endpoint; raises ImportError when the provider
+    package is not installed (the run is then n/a, never a pass)."""
+    endpoint = setup.wire
+    if endpoint is None:
+        raise ValueError(f"dialect {setup.dialect} without a wire endpoint")
+    try:
+        from agent_framework_openai import OpenAIChatClient, OpenAIChatCompletionClient
+        from openai import AsyncOpenAI
+    except ImportError as missing:
+        raise ImportError(f"agent-framework-openai is not installed ({missing})") from missing
+    # No retries: a rejected or failed request is reported once, as the service answered it.
+    sdk = AsyncOpenAI(api_key="scripted", base_url=endpoint.base_url, http_client=_http(endpoint), max_retries=0)
+    if setup.dialect == "openai-responses":
+        return OpenAIChatClient(model="scripted-model", async_client=sdk, **client_kwargs)
+    if setup.dialect == "openai-chat":
+        return OpenAIChatCompletionClient(model="scripted-model", async_client=sdk, **client_kwargs)
+    raise ImportError(f"the agent_framework adapter has no client for the {setup.dialect} dialect")
+
+
+def wire_options(setup: ConversationSetup) -> dict[str, Any]:
+    """Per-call options: the Responses API stores responses unless told not to; a scenario without service-kept
+    history replays the whole conversation, as the neutral provider expects."""
+    if setup.dialect == "openai-responses" and not setup.service_stores_history:
+        return {"store": False}
+    return {}
+
+
+def _http(endpoint: WireEndpoint) -> Any:
+    return endpoint.http_client()
+
+
+def wire_provider_errors(setup: ConversationSetup) -> tuple[type[Exception], ...]:
+    """What the caller gets when the service refuses or fails a request: the framework's client errors."""
+    if setup.dialect == "neutral":
+        return ()
+    from agent_framework.exceptions import ChatClientException
+
+    return (ChatClientException,)
