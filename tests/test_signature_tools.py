@@ -16,6 +16,7 @@ from harness import MODES, Mode, ScenarioFileError, load_scenario, run_scenario
 from harness.adapters.reference import ReferenceAdapter
 from harness.adapters.reference.loop import LoopTool, ReferenceLoop
 from harness.contents import FunctionCall
+from harness.run.registry import load_adapter
 from harness.scenario.schema import SignatureType
 from harness.script import ToolParameter
 from harness.signatures import SIGNATURE_TYPES, as_received, bind, json_schema, python_function
@@ -96,3 +97,41 @@ async def test_the_reference_passes_and_a_loop_dropping_nulls_fails(mode: Mode) 
     broken = await run_scenario(scenario, adapter_for(DropsNullArguments), mode)
     assert broken.verdict == "fail"
     assert "expect.executions" in {c.id for c in broken.checks if c.verdict == "fail"}
+
+
+_TERMINATING = """\
+id: signature-tool.terminates
+title: A tool declared as a Python function whose middleware ends the loop
+spec: [Middleware termination]
+description: A typed function's body is not told its call id; the loop must still stop after it.
+requires: [signature-tools, middleware-termination]
+tools:
+  - name: book_room
+    signature:
+      - {name: room, type: str}
+    behaviour:
+      - return: booked
+        terminate: true
+turns:
+  - input:
+      - user: Book room 4
+    model:
+      - contents:
+          - function_call: {call_id: c1, name: book_room, arguments: {room: "4"}}
+    expect:
+      executions:
+        book_room: [{room: "4"}]
+      model_calls: 1
+"""
+
+
+@pytest.mark.parametrize("implementation", ["reference", "agent_framework", "openai_agents"])
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_terminating_signature_tool_ends_the_loop(tmp_path: Path, implementation: str, mode: Mode) -> None:
+    pytest.importorskip({"reference": "harness", "agent_framework": "agent_framework",
+                         "openai_agents": "agents"}[implementation])
+    adapter = load_adapter(implementation)
+    path = tmp_path / "terminating.yaml"
+    path.write_text(_TERMINATING)
+    result = await run_scenario(load_scenario(path), adapter, mode)
+    assert result.verdict == "pass", [c for c in result.checks if c.verdict == "fail"]

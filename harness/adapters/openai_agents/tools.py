@@ -14,7 +14,8 @@
   pause for approval.
 * A behaviour with ``terminate: true`` ends the run through the agent's `tool_use_behavior`: a
   `ToolsToFinalOutputFunction` that makes the terminating call's output the final output, so no further model call
-  is made. That is the SDK's hook for ending a run after a tool ran.
+  is made. That is the SDK's hook for ending a run after a tool ran. A tool declared as a typed function
+  (`signature:`) learns its call id from a wrapper around the SDK's invoker, since the user's function is not told.
 * A tool asking the caller for input, and a declaration-only tool (one the caller implements), have no SDK form;
   such an invocation fails through the tool-error path (a declaration-only tool's body never runs).
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -87,6 +89,7 @@ def _function_tool(tool: Tool, config: LoopConfig, state: ToolState) -> Function
                               needs_approval=spec.approval_required)
         if config.include_detailed_errors:
             set_function_tool_failure_error_function(typed, _detailed_error)
+        typed.on_invoke_tool = _telling_call_id(typed.on_invoke_tool)
         return typed
     schema = cast(dict[str, Any], json.loads(json.dumps(dict(spec.parameters))))
     function_tool = FunctionTool(
@@ -121,11 +124,29 @@ def _invoker(tool: Tool, state: ToolState) -> Any:
     return invoke
 
 
+# The call a typed function runs for: its body (the user's function) is not told, so the SDK's invoker is wrapped
+# to say it, as middleware would; the function's signature stays the user's.
+_CALL_ID: ContextVar[str] = ContextVar("openai_agents_call_id", default="")
+
+
+def _telling_call_id(invoke: Any) -> Any:
+    async def invoke_for_call(context: ToolContext[Any], raw_arguments: str) -> Any:
+        token = _CALL_ID.set(context.tool_call_id)
+        try:
+            return await invoke(context, raw_arguments)
+        finally:
+            _CALL_ID.reset(token)
+
+    return invoke_for_call
+
+
 def _user_body(tool: Tool, state: ToolState) -> Any:
     async def body(arguments: dict[str, JSON]) -> JSON:
         outcome = await tool.run(arguments)
         if outcome.input_requests:
             raise NotImplementedError(f"{tool.name} asked the caller for input; the Agents SDK has no such pause")
+        if outcome.terminate:
+            state.terminating.add(_CALL_ID.get())
         state.added.update(outcome.add_tools)
         return list[JSON](outcome.parts) if outcome.parts else outcome.value
 
@@ -157,6 +178,8 @@ def stop_on_request(state: ToolState) -> Any:
     def behaviour(context: RunContextWrapper[Any], results: list[FunctionToolResult]) -> ToolsToFinalOutputResult:
         for result in results:
             call_id = getattr(result.run_item, "call_id", None)
+            if call_id is None and isinstance(raw := getattr(result.run_item, "raw_item", None), dict):
+                call_id = cast(dict[str, Any], raw).get("call_id")
             if call_id is not None and call_id in state.terminating:
                 return ToolsToFinalOutputResult(is_final_output=True, final_output=result.output)
         return ToolsToFinalOutputResult(is_final_output=False)
