@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harness.contents import FunctionCall, Message, Text
-from harness.contract import CallerView, LoopConfig, Mode
-from harness.script import ModelRequest, ModelStep, RuleAsked, ScriptViolation, ToolExecution, ToolSpec
+from harness.contract import CallerView, Dialect, LoopConfig, Mode
+from harness.script import Exchange, ModelRequest, ModelStep, RuleAsked, ScriptViolation, ToolExecution, ToolSpec
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class TurnRecord:
     replays_history: bool = False  # the caller's input began with the conversation so far
     ran_before_requests: tuple[int, ...] = ()  # per model request of the turn: tool executions of the turn before it
     rules_asked: tuple[RuleAsked, ...] = ()  # what the conversation's auto-approval rules were asked, in order
+    exchanges: tuple[Exchange, ...] = ()  # over a wire provider: every HTTP request of the turn, refused ones too
 
     def input_messages(self) -> tuple[Message, ...]:
         if isinstance(self.caller_input, str):
@@ -58,3 +59,4 @@ class RunRecord:
     input_problem: str | None = None  # a turn's input could not be built from what earlier turns returned
     close_problem: str | None = None  # close() hung or raised
     shadow: RunRecord | None = None  # the non-streaming run a streaming run is compared with
+    dialect: Dialect = "neutral"  # how the model was reached

@@ -66,6 +66,28 @@ class ScriptViolation:
     request: ModelRequest | None = None
 
 
+@dataclass(frozen=True)
+class Rejection:
+    """A request a provider's real service refuses: the rule it breaks, and the status and error it answers."""
+
+    rule: str
+    message: str
+    status: int = 400
+    param: str | None = None
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One HTTP request a wire fake received, and how it answered (`wire:` expectations read `body`)."""
+
+    turn: int
+    number: int  # 1-based among the turn's requests to the model endpoint, refused ones included
+    path: str
+    body: Mapping[str, object]
+    status: int
+    rejections: tuple[Rejection, ...] = ()
+
+
 class ScriptedProviderError(RuntimeError):
     """Raised to the loop by a scripted provider fault, or by a model call beyond the script."""
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from fakes.provider import ScriptedProvider
-from fakes.wire.service import Exchange, Rejection, WireDialect, WireService
+from fakes.wire.service import WireDialect, WireService
 from harness.contract import Dialect
+from harness.script import Exchange, Rejection
 
 __all__ = ["Exchange", "Rejection", "WireService", "make_wire_endpoint", "wire_dialect"]
 

@@ -27,10 +27,10 @@ from fakes.wire.common import (
     grouped,
     result_from_wire,
 )
-from fakes.wire.service import ParsedRequest, Rejection, ServiceState
+from fakes.wire.service import ParsedRequest, ServiceState
 from harness.contents import Content, FunctionCall, FunctionResult, Message, Response, Role, Text, Update, Usage
 from harness.contract import Dialect
-from harness.script import ModelStep
+from harness.script import ModelStep, Rejection
 
 _MERGED: frozenset[Role] = frozenset({"tool"})
 

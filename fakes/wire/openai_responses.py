@@ -31,7 +31,7 @@ from fakes.wire.common import (
     grouped,
     result_from_wire,
 )
-from fakes.wire.service import ParsedRequest, Rejection, ServiceState
+from fakes.wire.service import ParsedRequest, ServiceState
 from harness.contents import (
     ApprovalRequest,
     ApprovalResponse,
@@ -47,7 +47,7 @@ from harness.contents import (
     Usage,
 )
 from harness.contract import Dialect
-from harness.script import ModelStep
+from harness.script import ModelStep, Rejection
 
 _MERGED: frozenset[Role] = frozenset({"assistant", "tool"})
 

@@ -17,19 +17,9 @@ from typing import Any, Protocol, cast
 from fakes.provider import ScriptedProvider
 from harness.contents import JSON, Message, Response, Update
 from harness.contract import Dialect
-from harness.script import ModelStep, ScriptedProviderError
+from harness.script import Exchange, ModelStep, Rejection, ScriptedProviderError
 
 BASE_URL = "http://scripted-provider.invalid/v1"
-
-
-@dataclass(frozen=True)
-class Rejection:
-    """A request the real service refuses: the rule it breaks, and the status and error body the service sends."""
-
-    rule: str
-    message: str
-    status: int = 400
-    param: str | None = None
 
 
 @dataclass(frozen=True)
@@ -48,18 +38,6 @@ class ParsedRequest:
     stored: tuple[Message, ...] = ()
     store: bool = False
     kwargs: Mapping[str, JSON] = field(default_factory=lambda: {})
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """One HTTP request as the service received it, and how it answered (a `wire:` expectation reads `body`)."""
-
-    turn: int
-    number: int  # 1-based among the turn's requests to the model endpoint
-    path: str
-    body: Mapping[str, Any]
-    status: int
-    rejections: tuple[Rejection, ...] = ()
 
 
 class WireDialect(Protocol):

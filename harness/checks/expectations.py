@@ -184,7 +184,7 @@ def _request_check(request_expect: RequestExpect, turn: TurnRecord) -> CheckResu
     expected_lines = [line for f in fields for line in f.expected_lines()]
     actual_lines = [line for f in fields for line in f.actual_lines()]
     # No `diff` here: the forms are one message per line, and a renderer diffs them (harness.reporting.text).
-    return _failed("expect.requests", number, mismatches, "\n".join(expected_lines), "\n".join(actual_lines), ())
+    return failed("expect.requests", number, mismatches, "\n".join(expected_lines), "\n".join(actual_lines), ())
 
 
 @dataclass(frozen=True)
@@ -302,10 +302,10 @@ def _verdict(check: str, turn: int, mismatches: list[Mismatch], expected: Any, a
     expected_text, actual_text = _pretty(expected), _pretty(actual)
     diff = tuple(difflib.unified_diff(expected_text.splitlines(), actual_text.splitlines(), "expected", "actual",
                                       lineterm=""))
-    return _failed(check, turn, mismatches, expected_text, actual_text, diff)
+    return failed(check, turn, mismatches, expected_text, actual_text, diff)
 
 
-def _failed(check: str, turn: int, mismatches: Sequence[Mismatch], expected: str, actual: str,
+def failed(check: str, turn: int, mismatches: Sequence[Mismatch], expected: str, actual: str,
             diff: tuple[str, ...]) -> CheckResult:
     lines = tuple(f"{m.path or '(top)'}: {m.reason}: expected {_j(m.expected)}, got {_j(m.actual)}"
                   for m in mismatches)

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harness.contract import Capability
+from harness.contract import Capability, Dialect
 
 # The capability names are the adapter contract's: one list, so a scenario can require only what adapters declare.
 CapabilityName = Capability
@@ -351,6 +351,16 @@ class RequestExpect(Strict):
         default=None, description="The service conversation the call continues; null: none. Unchecked if absent.")
 
 
+class WireExpect(Strict):
+    """What one model call put on the wire, in a provider's own format (judged only over that dialect)."""
+
+    call: int = Field(ge=1, description="Which model request of the turn, from 1 (a refused request counts).")
+    dialect: Dialect = Field(description="The wire format the body is written in.")
+    body: Any = Field(default=None, description="The JSON request body, matched as `requests` fields are "
+                                                "(mappings: only the keys named; lists exact unless matchers say).")
+    status: int | None = Field(default=None, description="The HTTP status the service answered with.")
+
+
 class ErrorExpect(Strict):
     message: Any = None
     kind: Literal["provider", "unknown-tool", "loop"] | None = None
@@ -376,6 +386,9 @@ class ExpectSpec(Strict):
         default=None, description="Per auto-approval rule id: the calls it was asked about during this turn, in "
                                   "order, as function_call mappings (exact unless matchers say otherwise); rules "
                                   "not named are unchecked.")
+    wire: list[WireExpect] | None = Field(
+        default=None, description="Request bodies as a provider received them; each entry is judged on runs over "
+                                  "its dialect (listed in the scenario's `providers.only`).")
 
 
 class SessionChangesSpec(Strict):
@@ -401,6 +414,11 @@ class ModesSpec(Strict):
     reason: str = Field(min_length=1)
 
 
+class ProvidersSpec(Strict):
+    only: list[Dialect] = Field(min_length=1, description="The providers the scenario runs over; n/a elsewhere.")
+    reason: str = Field(min_length=1)
+
+
 class ScenarioSpec(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$")
     title: str = Field(min_length=1)
@@ -408,6 +426,8 @@ class ScenarioSpec(Strict):
     description: str = ""
     requires: list[CapabilityName] = Field(default_factory=list[CapabilityName])
     modes: ModesSpec | None = None
+    providers: ProvidersSpec | None = Field(
+        default=None, description="Run only over these providers (a row about one provider's wire format).")
     session: bool = Field(default=False, description="History is kept by the implementation's session.")
     tool_choice: str | None = None
     tools: list[ToolSpecModel] = Field(default_factory=list[ToolSpecModel])
@@ -434,4 +454,18 @@ class ScenarioSpec(Strict):
             raise ValueError("a scenario needs at least one turn (or 'not_observable' with the reason)")
         if self.not_observable is not None and self.turns:
             raise ValueError("a scenario marked 'not_observable' has no turns")
+        return self
+
+    @model_validator(mode="after")
+    def _wire_needs_its_provider(self) -> ScenarioSpec:
+        allowed = set(self.providers.only) if self.providers is not None else set[Dialect]()
+        for number, turn in enumerate(self.turns, 1):
+            for expect in turn.expect.wire or []:
+                if expect.dialect == "neutral":
+                    raise ValueError(f"turn {number}: a wire expectation names a provider's wire format, not "
+                                     "'neutral'")
+                if expect.dialect not in allowed:
+                    raise ValueError(f"turn {number}: a wire expectation for {expect.dialect} needs "
+                                     f"`providers: {{only: [{expect.dialect}], reason: ...}}`, so that it is never "
+                                     "skipped silently on the other providers")
         return self
