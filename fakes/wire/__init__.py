@@ -14,8 +14,12 @@ def wire_dialect(dialect: Dialect) -> WireDialect:
     """The codec of a dialect; raises `ImportError` when the dialect's HTTP library is not installed."""
     import importlib
 
-    importlib.import_module("httpx2")  # every OpenAI dialect is served through the SDK's own HTTP library
+    if dialect == "gemini":
+        importlib.import_module("httpx")  # google-genai takes an httpx client
+        from fakes.wire.gemini import Gemini
 
+        return Gemini()
+    importlib.import_module("httpx2")  # every OpenAI dialect is served through the SDK's own HTTP library
     if dialect == "openai-responses":
         from fakes.wire.openai_responses import OpenAIResponses
 

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-import httpx2
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fakes.wire.service import WireService
 
 
-def async_http_client(service: WireService) -> httpx2.AsyncClient:
-    """An `httpx2.AsyncClient` (what the `openai` SDK is built on) answering from `service`: no socket is opened."""
+def async_http_client(service: WireService, library: str) -> Any:
+    """An asynchronous client of the HTTP library `library` (``httpx2``, what the `openai` SDK is built on, or
+    ``httpx``, what `google-genai` takes) answering from `service`: no socket is opened. Both libraries share the
+    mock-transport interface, so one answering function serves both."""
+    import importlib
 
-    async def answer(request: httpx2.Request) -> httpx2.Response:
+    http: Any = importlib.import_module(library)
+
+    async def answer(request: Any) -> Any:
         reply = await service.handle(request.method, request.url.path, request.content)
-        return httpx2.Response(reply.status, content=reply.body, headers={"content-type": reply.content_type})
+        return http.Response(reply.status, content=reply.body, headers={"content-type": reply.content_type})
 
-    return httpx2.AsyncClient(transport=httpx2.MockTransport(answer), base_url=service.base_url)
+    return http.AsyncClient(transport=http.MockTransport(answer), base_url=service.base_url)

@@ -38,8 +38,13 @@ _MERGED: frozenset[Role] = frozenset({"tool"})
 class OpenAIChat:
     name: Dialect = "openai-chat"
     path = "/chat/completions"
+    base_path = "/v1"
+    http_library = "httpx2"
 
-    def parse(self, body: Mapping[str, Any], state: ServiceState) -> ParsedRequest | Rejection:
+    def serves(self, path: str) -> bool:
+        return path.endswith(self.path)
+
+    def parse(self, body: Mapping[str, Any], state: ServiceState, path: str) -> ParsedRequest | Rejection:
         messages = [_message(as_mapping(m)) for m in as_list(body.get("messages"))]
         return ParsedRequest(grouped(messages, _MERGED), _tool_choice(body.get("tool_choice")),
                              _tool_names(body.get("tools")), bool(body.get("stream")))

@@ -55,10 +55,15 @@ _MERGED: frozenset[Role] = frozenset({"assistant", "tool"})
 class OpenAIResponses:
     name: Dialect = "openai-responses"
     path = "/responses"
+    base_path = "/v1"
+    http_library = "httpx2"
+
+    def serves(self, path: str) -> bool:
+        return path.endswith(self.path)
 
     # --- requests ------------------------------------------------------------------------------------------------
 
-    def parse(self, body: Mapping[str, Any], state: ServiceState) -> ParsedRequest | Rejection:
+    def parse(self, body: Mapping[str, Any], state: ServiceState, path: str) -> ParsedRequest | Rejection:
         continues = body.get("previous_response_id")
         stored: tuple[Message, ...] = ()
         if continues is not None:

@@ -19,7 +19,7 @@ from harness.contents import JSON, Message, Response, Update
 from harness.contract import Dialect
 from harness.script import Exchange, ModelStep, Rejection, ScriptedProviderError
 
-BASE_URL = "http://scripted-provider.invalid/v1"
+BASE_URL = "http://scripted-provider.invalid"
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,14 @@ class WireDialect(Protocol):
     """One provider's wire format: parsing requests back, validating them, rendering scripted answers."""
 
     name: Dialect
-    path: str  # the endpoint the model calls go to, under the base URL
+    base_path: str  # what the SDK is given after the host, e.g. "/v1"
+    http_library: str  # the HTTP library the dialect's SDK takes a client of
 
-    def parse(self, body: Mapping[str, Any], state: ServiceState) -> ParsedRequest | Rejection:
+    def serves(self, path: str) -> bool:
+        """Whether model calls go to this URL path."""
+        ...
+
+    def parse(self, body: Mapping[str, Any], state: ServiceState, path: str) -> ParsedRequest | Rejection:
         """The request in neutral form, or the rejection of a request the service cannot even read."""
         ...
 
@@ -79,6 +84,8 @@ class ServiceState:
     # response id -> ids of the items the stored conversation holds (sent and answered), which a continuation of it
     # must not resend
     item_ids: dict[str, frozenset[str]] = field(default_factory=lambda: {})
+    # call id -> the thought signature the service issued with the call (Gemini)
+    signatures: dict[str, str] = field(default_factory=lambda: {})
     responses: int = 0
 
 
@@ -104,19 +111,19 @@ class WireService:
 
     @property
     def base_url(self) -> str:
-        return BASE_URL
+        return BASE_URL + self._dialect.base_path
 
     def http_client(self) -> object:
         from fakes.wire.http import async_http_client  # the HTTP library is an optional dependency
 
-        return async_http_client(self)
+        return async_http_client(self, self._dialect.http_library)
 
     @property
     def rejections(self) -> list[tuple[Exchange, Rejection]]:
         return [(exchange, rejection) for exchange in self.exchanges for rejection in exchange.rejections]
 
     async def handle(self, method: str, path: str, raw: bytes) -> WireReply:
-        if method != "POST" or not path.endswith(self._dialect.path):
+        if method != "POST" or not self._dialect.serves(path):
             return self._json(404, {"error": {"message": f"no scripted route for {method} {path}",
                                               "type": "invalid_request_error"}})
         try:
@@ -126,7 +133,7 @@ class WireService:
                                               "type": "invalid_request_error"}})
         turn = self._provider.current_turn
         number = sum(1 for e in self.exchanges if e.turn == turn) + 1
-        parsed = self._dialect.parse(body, self.state)
+        parsed = self._dialect.parse(body, self.state, path)
         if isinstance(parsed, Rejection):
             return self._reject(turn, number, path, body, [parsed])
         rejections = self._dialect.validate(body, parsed, self.state)

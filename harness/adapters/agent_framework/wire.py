@@ -1,7 +1,9 @@
-"""The framework's own OpenAI clients (agent-framework-openai), unmodified, talking to the harness's wire fakes.
+"""The framework's own provider clients (agent-framework-openai, agent-framework-gemini), unmodified, talking to
+the harness's wire fakes.
 
-Only the HTTP client is ours: the `openai` SDK is given one whose transport answers in-process from the script, so
-the function invocation layer and the provider client's serialisation are exactly what users run.
+Only the HTTP client is ours: the provider SDK (`openai`, `google-genai`) is given one whose transport answers
+in-process from the script, so the function invocation layer and the provider client's serialisation are exactly
+what users run.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from typing import Any
 
 from harness.contract import ConversationSetup, Dialect, WireEndpoint
 
-DIALECTS: frozenset[Dialect] = frozenset({"openai-responses", "openai-chat"})
+DIALECTS: frozenset[Dialect] = frozenset({"openai-responses", "openai-chat", "gemini"})
 
 
 def wire_client(setup: ConversationSetup, **client_kwargs: Any) -> Any:
@@ -19,6 +21,8 @@ def wire_client(setup: ConversationSetup, **client_kwargs: Any) -> Any:
     endpoint = setup.wire
     if endpoint is None:
         raise ValueError(f"dialect {setup.dialect} without a wire endpoint")
+    if setup.dialect == "gemini":
+        return _gemini_client(endpoint, **client_kwargs)
     try:
         from agent_framework_openai import OpenAIChatClient, OpenAIChatCompletionClient
         from openai import AsyncOpenAI
@@ -41,6 +45,18 @@ def wire_options(setup: ConversationSetup) -> dict[str, Any]:
     return {}
 
 
+def _gemini_client(endpoint: WireEndpoint, **client_kwargs: Any) -> Any:
+    try:
+        from agent_framework_gemini import GeminiChatClient
+        from google import genai
+        from google.genai import types
+    except ImportError as missing:
+        raise ImportError(f"agent-framework-gemini is not installed ({missing})") from missing
+    options = types.HttpOptions(base_url=endpoint.base_url, httpx_async_client=_http(endpoint))
+    sdk = genai.Client(api_key="scripted", http_options=options)
+    return GeminiChatClient(model="scripted-model", client=sdk, **client_kwargs)
+
+
 def _http(endpoint: WireEndpoint) -> Any:
     return endpoint.http_client()
 
@@ -51,4 +67,9 @@ def wire_provider_errors(setup: ConversationSetup) -> tuple[type[Exception], ...
         return ()
     from agent_framework.exceptions import ChatClientException
 
+    if setup.dialect == "gemini":
+        # The Gemini client lets the SDK's own API errors through.
+        from google.genai.errors import APIError
+
+        return (ChatClientException, APIError)
     return (ChatClientException,)
