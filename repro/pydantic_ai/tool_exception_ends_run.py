@@ -9,9 +9,10 @@ What it shows
       approves c1 (`message_history=` plus `deferred_tool_results=`). The tool runs once and the run raises
       `KeyError` to the caller, with no result for c1 and no model call.
     Only `ModelRetry` and `ToolFailed` raised by a tool (and a `ToolFailed` answer to a deferred call) become a
-    result the model sees; the script shows, as evidence only, that the same batch with `ToolFailed` does reach the
-    model. Any other exception propagates, so there is no consecutive-error count either: the first failing round
-    ends the turn. Each tool ran once; nothing ran twice.
+    result the model sees. Any other exception propagates, so there is no consecutive-error count either: the first
+    failing round ends the turn. Each tool ran once; nothing ran twice. A caller can opt in to error results with a
+    capability whose `on_tool_execute_error` hook turns the exception into `ToolFailed`; the script shows, as
+    evidence only, that the same batch then reaches the model with two failed results. A default agent has none.
 
 Spec rows violated (spec 004)
     "Approved tool exception | Generic and detailed error modes preserve one result and one execution."
@@ -36,6 +37,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, RunContext, Tool, ToolFailed
+from pydantic_ai.capabilities import Hooks
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
@@ -45,11 +47,6 @@ executions: list[str] = []
 async def fetch_page(ctx: RunContext[Any], url: str) -> str:
     executions.append(f"fetch_page({url})")
     raise ConnectionResetError("connection reset")
-
-
-async def fetch_page_failed(ctx: RunContext[Any], url: str) -> str:
-    executions.append(f"fetch_page({url})")
-    raise ToolFailed("connection reset")
 
 
 async def read_cache(ctx: RunContext[Any], key: str) -> str:
@@ -84,9 +81,9 @@ class ScriptedModel:
                 yield {index: DeltaToolCall(part.tool_name, part.args_as_json_str(), tool_call_id=part.tool_call_id)}
 
 
-def agent_for(model: ScriptedModel, tools: list[Tool[Any]]) -> Agent[None, str | DeferredToolRequests]:
+def agent_for(model: ScriptedModel, tools: list[Tool[Any]], **options: Any) -> Agent[None, str | DeferredToolRequests]:
     return Agent(FunctionModel(model.complete, stream_function=model.stream), output_type=[str, DeferredToolRequests],
-                 tools=tools)
+                 tools=tools, **options)
 
 
 async def run(agent: Agent[None, str | DeferredToolRequests], streaming: bool, prompt: str | None,
@@ -131,12 +128,18 @@ async def failing_batch(streaming: bool, mode: str) -> bool:
     return failed != {"c1", "c3"} or dict(sent).get("c2") != "success"
 
 
-async def failed_batch_evidence(streaming: bool, mode: str) -> None:
-    """The same batch with `ToolFailed`: the failures reach the model as results (evidence only)."""
+async def opt_in_evidence(streaming: bool, mode: str) -> None:
+    """The same batch with a hook turning tool exceptions into `ToolFailed`: the failures reach the model."""
+    hooks = Hooks[Any]()
+
+    @hooks.on.tool_execute_error
+    async def as_failed_result(ctx: RunContext[Any], *, call: Any, tool_def: Any, args: Any, error: Exception) -> Any:
+        raise ToolFailed(f"{type(error).__name__}: {error}")
+
     model = ScriptedModel(batch())
-    agent = agent_for(model, [Tool(fetch_page_failed, name="fetch_page"), Tool(read_cache)])
-    await run(agent, streaming, "Get the status, live and cached.")
-    print(f"[{mode}]   raising ToolFailed instead, the model got the results {results_sent(model.received[-1])}")
+    await run(agent_for(model, [Tool(fetch_page), Tool(read_cache)], capabilities=[hooks]), streaming,
+              "Get the status, live and cached.")
+    print(f"[{mode}]   with an on_tool_execute_error hook the model got the results {results_sent(model.received[-1])}")
 
 
 async def approved_call(streaming: bool, mode: str) -> bool:
@@ -166,7 +169,7 @@ async def main() -> int:
     for streaming in (False, True):
         mode = "streaming" if streaming else "non-streaming"
         present.append(await failing_batch(streaming, mode))
-        await failed_batch_evidence(streaming, mode)
+        await opt_in_evidence(streaming, mode)
         present.append(await approved_call(streaming, mode))
     if any(present):
         print("DEFECT PRESENT: an exception raised by a tool ends the run instead of becoming the call's error result")
