@@ -87,8 +87,11 @@ class OpenAIResponses:
     def validate(self, body: Mapping[str, Any], parsed: ParsedRequest, state: ServiceState) -> list[Rejection]:
         items = [as_mapping(i) for i in as_list(body.get("input"))]
         seen = parsed.stored + parsed.messages
+        hosted = {c.call_id for m in seen for c in m.contents if isinstance(c, FunctionCall) and c.server_label}
         calls = [c.call_id for m in seen for c in m.contents if isinstance(c, FunctionCall) and not c.server_label]
-        outputs = [c.call_id for m in seen for c in m.contents if isinstance(c, FunctionResult)]
+        # A hosted call's output travels inside its own mcp_call item: it answers no function_call.
+        outputs = [c.call_id for m in seen for c in m.contents
+                   if isinstance(c, FunctionResult) and c.call_id not in hosted]
         rejections: list[Rejection] = []
         for call_id in outputs:
             if call_id not in calls:

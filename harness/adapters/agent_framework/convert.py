@@ -162,6 +162,14 @@ def from_framework(content: Any) -> list[Content]:
     if kind == "function_approval_response":
         return [ApprovalResponse(str(content.id), bool(content.approved), call_from_framework(content.function_call),
                                  standing_of(content))]
+    if kind == "mcp_server_tool_call":
+        # A provider client's hosted MCP call that the service ran: a hosted call, never the loop's to execute.
+        server = getattr(content, "server_name", None)
+        return [FunctionCall(str(content.call_id), str(getattr(content, "tool_name", "") or ""),
+                             parse_arguments(getattr(content, "arguments", None)),
+                             server_label=str(server or "hosted"))]
+    if kind == "mcp_server_tool_result":
+        return [FunctionResult(str(content.call_id), _hosted_output(getattr(content, "output", None)))]
     if kind == "usage":
         details = cast(Mapping[str, Any], content.usage_details or {})
         return [Usage(int(details.get("input_token_count") or 0), int(details.get("output_token_count") or 0))]
@@ -170,6 +178,15 @@ def from_framework(content: Any) -> list[Content]:
     if getattr(content, "user_input_request", False):
         return [UserInputRequest(str(getattr(content, "id", "") or ""), None, {"type": kind})]
     return [Text(f"[unsupported {kind} content]")]
+
+
+def _hosted_output(output: Any) -> JSON:
+    """A hosted call's output as the service gave it: text parts joined, anything else as it is."""
+    if isinstance(output, list):
+        parts = cast(list[Any], output)
+        if all(getattr(part, "type", None) == "text" for part in parts):
+            return "".join(str(part.text or "") for part in parts)
+    return cast(JSON, output)
 
 
 def _consent_request(content: Any) -> UserInputRequest:
