@@ -59,6 +59,7 @@ Capability = Literal[
     "signature-tools",  # tools declared as Python functions (`ToolSpec.signature`, built with `harness.signatures`)
     "context-providers",  # providers that add instructions or context messages to every model call of a run
     "history-providers",  # the caller's own history store replaces the built-in one (`ConversationSetup.history_store`)
+    "compaction",  # trims what each model call receives to the most recent groups (`ConversationSetup.compaction`)
 ]
 
 # What a caller that keeps its own history and holds no session object cannot ask for: an adapter's stateless
@@ -218,7 +219,10 @@ class ConversationSetup:
     (capability ``history-providers``) that keeps the session's conversation instead of the implementation's
     built-in store: it stores every message of every run verbatim, approval requests and responses included (an
     audit log), and loads them all back before each run, so the loop must filter what is control, not transcript.
-    `dialect` names how the model is reached; unless it is ``"neutral"``, `wire` is the endpoint to build the
+    `compaction`, when set, asks the loop to send each model call only the most recent `compaction` groups of the
+    history (capability ``compaction``), where a group is what must travel together: a call with its result and
+    the reasoning it was made after, or a lone message; system messages always stay. `dialect` names how the model
+    is reached; unless it is ``"neutral"``, `wire` is the endpoint to build the
     provider client on, and `provider` must not be called directly.
     """
 
@@ -235,6 +239,7 @@ class ConversationSetup:
     history_store: str | None = None
     dialect: Dialect = "neutral"
     wire: WireEndpoint | None = None
+    compaction: int | None = None
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,11 @@
-"""Breaking any one rule of "Errors, control flow, and limits", of continuation and recovery, or of the spec's
-mixed-batch design in the reference loop fails a bundled scenario."""
+"""Breaking any one rule of "Errors, control flow, and limits", of continuation and recovery, of the spec's
+mixed-batch design or of compaction in the reference loop fails a bundled scenario."""
 
 from __future__ import annotations
 
 import pytest
 from negative_controls import adapter_for
+from negative_controls_history import HISTORY_CONTROLS
 from negative_controls_limits import LIMIT_CONTROLS, LimitControl
 from negative_controls_mixed import MIXED_CONTROLS
 
@@ -18,7 +19,7 @@ def _modes(control: LimitControl) -> tuple[Mode, ...]:
     return MODES if only is None else (only.only,)
 
 
-CONTROLS = (*LIMIT_CONTROLS, *MIXED_CONTROLS)
+CONTROLS = (*LIMIT_CONTROLS, *MIXED_CONTROLS, *HISTORY_CONTROLS)
 CASES = [pytest.param(c, mode, id=f"{c.loop.__name__}-{c.scenario_path.stem}-{mode}")
          for c in CONTROLS for mode in _modes(c)]
 

@@ -346,6 +346,8 @@ def check_reasoning_bound(run: RunRecord) -> list[CheckResult]:
     failures: list[CheckResult] = []
     bound: list[tuple[FunctionCall, tuple[Reasoning, ...]]] = []
     for turn in run.turns:
+        # A caller's own transcript binds its reasoning to its calls as well (hand-written or replayed history).
+        bound.extend(_bindings(turn.input_messages()))
         for position, request in enumerate(turn.requests):
             for call, items in bound:
                 problem = _reasoning_problem(request.seen, call, items)
@@ -358,10 +360,14 @@ def check_reasoning_bound(run: RunRecord) -> list[CheckResult]:
 
 
 def _bindings(messages: Sequence[Message]) -> list[tuple[FunctionCall, tuple[Reasoning, ...]]]:
-    """Each call of a response with the reasoning items that came before it (since the previous call)."""
+    """Each call with the reasoning items that came before it (since the previous call): in its own message, or
+    in an assistant message of reasoning alone right before it, as providers that send reasoning as its own item
+    and loops that keep it as its own message have it."""
     found: list[tuple[FunctionCall, tuple[Reasoning, ...]]] = []
+    carried: list[Reasoning] = []
     for message in messages:
-        pending: list[Reasoning] = []
+        pending = list(carried)
+        carried = []
         for content in message.contents:
             if isinstance(content, Reasoning):
                 pending.append(content)
@@ -369,14 +375,24 @@ def _bindings(messages: Sequence[Message]) -> list[tuple[FunctionCall, tuple[Rea
                 if pending:
                     found.append((content, tuple(pending)))
                 pending = []
+        if _reasoning_only(message):
+            carried = pending
     return found
 
 
+def _reasoning_only(message: Message) -> bool:
+    return message.role == "assistant" and bool(message.contents) and all(
+        isinstance(c, Reasoning) for c in message.contents)
+
+
 def _reasoning_problem(seen: Sequence[Message], call: FunctionCall, items: tuple[Reasoning, ...]) -> str | None:
-    for message in seen:
+    for position, message in enumerate(seen):
         for index, content in enumerate(message.contents):
             if isinstance(content, FunctionCall) and _same_call(content, call):
-                before = [c for c in message.contents[:index] if isinstance(c, Reasoning)]
+                previous = seen[position - 1] if position else None
+                before = [*(previous.contents if previous is not None and _reasoning_only(previous) else ()),
+                          *(c for c in message.contents[:index] if isinstance(c, Reasoning))]
+                before = [c for c in before if isinstance(c, Reasoning)]
                 missing = [item for item in items if item not in before]
                 if missing:
                     return (f"call '{call.call_id}' arrives without its reasoning item(s) "

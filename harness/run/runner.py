@@ -70,7 +70,9 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
     policy = ApprovalPolicy(rules.rules) if scenario.spec.approval_policy is not None else None
     setup = ConversationSetup(scenario.id, mode, scenario.config, provider, toolbox, scenario.spec.session,
                               scenario.spec.tool_choice, stores, policy, scenario.context,
-                              scenario.spec.history_provider.id if scenario.spec.history_provider else None)
+                              scenario.spec.history_provider.id if scenario.spec.history_provider else None,
+                              compaction=scenario.spec.compaction.keep_last_groups if scenario.spec.compaction
+                              else None)
     record = RunRecord(subject(scenario), adapter.name, mode)
     conversation = adapter.open(setup)
     try:

@@ -80,6 +80,7 @@ _FEATURE_CAPABILITIES = {
     "context_providers": ("context-providers", "'context_providers'"),
     "history_provider": ("history-providers", "'history_provider'"),
     "standing": ("approval-policy", "a standing approval decision"),
+    "compaction": ("compaction", "'compaction'"),
 }
 
 
@@ -101,6 +102,8 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
     for t, tool in enumerate(spec.tools):
         if tool.signature is not None:
             yield from missing("signature", ("tools", t, "signature"))
+    if spec.compaction is not None:
+        yield from missing("compaction", ("compaction",))
     for key, why in _SESSION_FEATURES.items():
         if getattr(spec, key) is None:
             continue

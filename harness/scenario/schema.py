@@ -414,6 +414,11 @@ class ModesSpec(Strict):
     reason: str = Field(min_length=1)
 
 
+class CompactionSpec(Strict):
+    keep_last_groups: int = Field(ge=1, description="How many of the most recent groups (a call with its result "
+                                                     "and reasoning, or a lone message) each model call keeps.")
+
+
 class ProvidersSpec(Strict):
     only: list[Dialect] = Field(min_length=1, description="The providers the scenario runs over; n/a elsewhere.")
     reason: str = Field(min_length=1)
@@ -442,6 +447,9 @@ class ScenarioSpec(Strict):
         default=None, min_length=1,
         description="Providers that add instructions or context messages to every model call of each turn "
                     "(capability context-providers; needs session: true).")
+    compaction: CompactionSpec | None = Field(
+        default=None, description="Compact the history every model call receives to its most recent groups "
+                                  "(capability compaction).")
     not_observable: str | None = Field(
         default=None, min_length=20,
         description="Why the rows cannot be observed from outside the loop; such a scenario has no turns and is "

@@ -99,6 +99,10 @@ class AgentFrameworkConversation:
             "function_invocation_configuration": invocation_configuration(setup.config),
             "middleware": [TerminateOnRequest()] if needs_middleware else None,
         }
+        if setup.compaction is not None:
+            from agent_framework import SlidingWindowStrategy
+
+            client_settings["compaction_strategy"] = SlidingWindowStrategy(keep_last_groups=setup.compaction)
         if setup.dialect != "neutral":
             self.client: Any = wire_client(setup, **client_settings)
         else:
@@ -235,6 +239,8 @@ class AgentFrameworkAdapter:
             capabilities.add("informational-only")
         if FEATURES.result_occurrence_id:
             capabilities.add("occurrence-identity")
+        if FEATURES.sliding_window:
+            capabilities.add("compaction")
         if stateless:
             capabilities -= SESSION_CAPABILITIES
         self.capabilities: frozenset[Capability] = frozenset(capabilities)

@@ -18,6 +18,7 @@ class Features:
     context_add_tools: bool  # tools can add tools for the next iteration through their invocation context
     approval_binding: bool  # approvals are bound to the session that issued them
     result_occurrence_id: bool  # a function result can name the call occurrence it answers
+    sliding_window: bool  # the client takes a compaction strategy, and a sliding window by groups exists
     config_keys: frozenset[str]
 
 
@@ -31,6 +32,8 @@ def _detect() -> Features:
         context_add_tools=hasattr(FunctionInvocationContext, "add_tools"),
         approval_binding="disable_approval_response_binding" in config_keys,
         result_occurrence_id="id" in inspect.signature(Content.from_function_result).parameters,
+        sliding_window=hasattr(agent_framework, "SlidingWindowStrategy")
+        and "compaction_strategy" in inspect.signature(agent_framework.BaseChatClient.__init__).parameters,
         config_keys=config_keys,
     )
 

@@ -35,7 +35,7 @@ REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
      "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "occurrence-identity",
      "service-continuation", "session-serialization", "persisted-budgets", "approval-policy", "signature-tools",
-     "context-providers", "history-providers"}
+     "context-providers", "history-providers", "compaction"}
 )
 
 
@@ -185,7 +185,9 @@ class ReferenceAdapter:
     def open(self, setup: ConversationSetup) -> ReferenceConversation:
         catalog = {tool.name: wrap_tool(tool) for tool in setup.toolbox.tools.values()}
         offered = [catalog[tool.name] for tool in setup.toolbox.offered()]
-        return ReferenceConversation(setup, self._factory(setup, catalog), offered)
+        loop = self._factory(setup, catalog)
+        loop.keep_last_groups = setup.compaction
+        return ReferenceConversation(setup, loop, offered)
 
 
 def adapter() -> ReferenceAdapter:

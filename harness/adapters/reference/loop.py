@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from harness.adapters.reference import approvals
+from harness.adapters.reference.compaction import keep_last_groups
 from harness.adapters.reference.policy import ApprovalLayer
 from harness.adapters.reference.session import LoopSession, Outbox
 from harness.contents import (
@@ -152,6 +153,7 @@ class ReferenceLoop:
         self._queued: Mapping[str, str] = {}
         self._request_numbers = itertools.count(1)  # approval request ids are unique per occurrence
         self._responses = itertools.count(1)  # model responses, for the occurrence ids of their calls
+        self.keep_last_groups: int | None = None  # compaction: each model call gets only the latest groups
 
     async def respond(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
@@ -251,6 +253,12 @@ class ReferenceLoop:
             if outcome.stop:
                 return
 
+    def compacted(self, history: list[Message]) -> list[Message]:
+        """What a model call gets of the history under compaction: its latest groups, none of them split."""
+        if self.keep_last_groups is None:
+            return history
+        return keep_last_groups(history, self.keep_last_groups)
+
     async def _model_turn(
         self, state: _RunState, streaming: bool, *, tool_choice: str | None,
     ) -> AsyncIterator[tuple[Update | None, Message | None]]:
@@ -259,6 +267,8 @@ class ReferenceLoop:
         # Continuing a service conversation, send only what the service does not hold: resending stored items
         # would duplicate them in the conversation the model sees.
         sent = state.history[state.service_owned:] if continuation.current is not None else state.history
+        if continuation.current is None:
+            sent = self.compacted(sent)
         if not streaming:
             response = await self.model.complete(sent, tool_choice=tool_choice, tools=names,
                                                  kwargs=state.kwargs, conversation_id=continuation.current)
