@@ -1,4 +1,4 @@
-"""Running one scenario against one implementation in one mode, and judging it."""
+"""Running one scenario against one implementation in one mode over one provider, and judging it."""
 
 from __future__ import annotations
 
@@ -21,10 +21,12 @@ from harness.contract import (
     CallerView,
     Conversation,
     ConversationSetup,
+    Dialect,
     LoopAdapter,
     Mode,
     RaisedError,
     TurnInput,
+    WireEndpoint,
 )
 from harness.records import RunRecord, RunSubject, TurnRecord
 from harness.results import CheckResult, ScenarioResult, Verdict, overall
@@ -43,6 +45,14 @@ TURN_TIMEOUT_SECONDS = 30.0
 CONTRACT_BROKEN = "adapter contract broken: "  # a safety net for hanging loops, never an assertion on speed
 
 
+class ProviderNotInstalledError(Exception):
+    """The optional dependency of the dialect a run asks for is missing: the run is n/a, never a pass."""
+
+
+class WireEndpointError(Exception):
+    """The wire endpoint of a dialect could not be built for another reason: a harness problem, not the loop's."""
+
+
 @dataclass(frozen=True)
 class RunObserver:
     """Told of each model request and tool execution as it happens (the worker forwards them to the parent, so a
@@ -53,8 +63,13 @@ class RunObserver:
 
 
 async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
-                  turn_timeout: float = TURN_TIMEOUT_SECONDS, observer: RunObserver | None = None) -> RunRecord:
-    """Drive every turn of `scenario` through `adapter` and record what happened."""
+                  turn_timeout: float = TURN_TIMEOUT_SECONDS, observer: RunObserver | None = None,
+                  dialect: Dialect = "neutral") -> RunRecord:
+    """Drive every turn of `scenario` through `adapter` and record what happened.
+
+    Unless `dialect` is neutral, the adapter reaches the scripted provider through that dialect's wire endpoint;
+    raises `ProviderNotInstalledError` when the dialect's optional dependency is missing and `WireEndpointError`
+    when the endpoint cannot be built otherwise, before the adapter is opened."""
     observer = observer or RunObserver()
     toolbox = ScriptedToolbox(scenario.tools, observer.on_execution)
     ran_before: list[int] = []  # per model request: executions recorded so far in the run, in call order
@@ -68,9 +83,11 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
     stores = any(step.response.conversation_id is not None for turn in scenario.turns for step in turn.steps)
     rules = ScriptedApprovalRules(scenario.approval_rules)
     policy = ApprovalPolicy(rules.rules) if scenario.spec.approval_policy is not None else None
+    wire = None if dialect == "neutral" else wire_endpoint(dialect, provider)
     setup = ConversationSetup(scenario.id, mode, scenario.config, provider, toolbox, scenario.spec.session,
                               scenario.spec.tool_choice, stores, policy, scenario.context,
-                              scenario.spec.history_provider.id if scenario.spec.history_provider else None)
+                              scenario.spec.history_provider.id if scenario.spec.history_provider else None,
+                              dialect=dialect, wire=wire)
     record = RunRecord(subject(scenario), adapter.name, mode)
     conversation = adapter.open(setup)
     try:
@@ -103,6 +120,19 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
     if closing is not None:
         record.close_problem = closing
     return record
+
+
+def wire_endpoint(dialect: Dialect, provider: ScriptedProvider) -> WireEndpoint:
+    """The endpoint serving `provider`'s script in `dialect`'s wire format, from `fakes.wire`, imported only when a
+    run asks for a wire, so that neutral runs never need the dialects' optional dependencies."""
+    try:
+        from fakes.wire import make_wire_endpoint
+
+        return make_wire_endpoint(dialect, provider)
+    except ImportError as error:
+        raise ProviderNotInstalledError(f"{dialect} provider not installed: {error}") from error
+    except Exception as error:  # noqa: BLE001 - reported as the harness's problem, with what it was
+        raise WireEndpointError(f"the {dialect} wire endpoint could not be built: {_one_line(error)}") from error
 
 
 async def _run_turn(conversation: Conversation, turn: TurnInput, timeout: float) -> tuple[CallerView, str | None]:
@@ -203,14 +233,15 @@ def _script(record: RunRecord) -> CheckResult:
 
 async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
                        turn_timeout: float = TURN_TIMEOUT_SECONDS,
-                       observer: RunObserver | None = None) -> ScenarioResult:
-    """Run and judge one scenario × implementation × mode. Never raises for the loop's misbehaviour.
+                       observer: RunObserver | None = None, dialect: Dialect = "neutral") -> ScenarioResult:
+    """Run and judge one scenario × implementation × mode × provider. Never raises for the loop's misbehaviour.
 
     `turn_timeout` bounds each turn and `close()` for loops that hang while awaiting; a loop that never awaits
-    can only be stopped from outside the process (`harness.run.isolation`)."""
+    can only be stopped from outside the process (`harness.run.isolation`). A `dialect` whose optional dependency
+    is missing makes the run n/a."""
     base = ScenarioResult(scenario.id, scenario.spec.title, tuple(scenario.spec.spec), scenario.section,
                           adapter.name, adapter.version, mode, "pass", path=str(scenario.path), line=scenario.line,
-                          turn_lines=tuple(turn.line for turn in scenario.turns))
+                          turn_lines=tuple(turn.line for turn in scenario.turns), provider=dialect)
     if scenario.spec.not_observable is not None:
         return replace(base, verdict="n/a", reason=f"not observable from outside: {scenario.spec.not_observable}")
     missing = sorted(set(scenario.spec.requires) - set(adapter.capabilities))
@@ -220,11 +251,17 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
         reason = scenario.spec.modes.reason if scenario.spec.modes else ""
         return replace(base, verdict="n/a", reason=f"scenario runs only in {scenario.modes()[0]} mode: {reason}")
     try:
-        record = await execute(scenario, adapter, mode, turn_timeout, observer)
+        record = await execute(scenario, adapter, mode, turn_timeout, observer, dialect)
         if mode == "streaming" and "non-streaming" in scenario.modes():
-            record.shadow = await execute(scenario, adapter, "non-streaming", turn_timeout)
+            record.shadow = await execute(scenario, adapter, "non-streaming", turn_timeout, dialect=dialect)
+    except ProviderNotInstalledError as absent:
+        return replace(base, verdict="n/a", reason=str(absent))
+    except WireEndpointError as broken:
+        check = CheckResult("completes", "error", f"{broken} (a harness problem, not the loop's)",
+                            actual=_traceback_text(broken.__cause__ or broken))
+        return replace(base, verdict="error", reason=str(broken), checks=(check,))
     except (Exception, asyncio.CancelledError) as error:  # noqa: BLE001 - a crash in open() is a verdict too
-        detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        detail = _traceback_text(error)
         verdict: Verdict = "error" if isinstance(error, asyncio.CancelledError) else "fail"
         check = CheckResult("completes", verdict, f"the adapter raised: {type(error).__name__}: {error}",
                             actual=detail)
@@ -232,7 +269,7 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
     try:
         checks = judge(scenario, record)
     except Exception as error:  # noqa: BLE001 - a harness bug on one run must not end the whole run
-        detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        detail = _traceback_text(error)
         check = CheckResult("judging", "error", f"a check crashed (a harness bug): {type(error).__name__}: {error}",
                             actual=detail)
         return replace(base, verdict="error", reason="a check crashed", checks=(check,))
@@ -241,6 +278,10 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
                        for t in record.turns)
     return replace(base, verdict=overall(checks), checks=tuple(_masked_check(c) for c in checks), log=logs,
                    transcript=transcript)
+
+
+def _traceback_text(error: BaseException) -> str:
+    return "".join(traceback.format_exception(type(error), error, error.__traceback__))
 
 
 def _mask(text: str) -> str:
