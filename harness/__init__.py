@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from harness import contents as contents
 from harness.contract import (
+    DIALECTS,
     ENTRY_POINT_GROUP,
     MODES,
     CallerView,
     Capability,
     Conversation,
     ConversationSetup,
+    Dialect,
     LoopAdapter,
     LoopConfig,
     Mode,
@@ -29,6 +31,8 @@ from harness.contract import (
     Tool,
     Toolbox,
     TurnInput,
+    WireEndpoint,
+    adapter_dialects,
 )
 from harness.errors import HarnessError, ScenarioFileError, ScenarioProblem, UnknownImplementationError
 from harness.results import CheckResult, ScenarioResult, Verdict
@@ -59,6 +63,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "BUNDLED_SCENARIOS",
+    "DIALECTS",
     "ENTRY_POINT_GROUP",
     "MODES",
     "CallerView",
@@ -66,6 +71,7 @@ __all__ = [
     "CheckResult",
     "Conversation",
     "ConversationSetup",
+    "Dialect",
     "HarnessError",
     "LoopAdapter",
     "LoopConfig",
@@ -82,6 +88,8 @@ __all__ = [
     "TurnInput",
     "UnknownImplementationError",
     "Verdict",
+    "WireEndpoint",
+    "adapter_dialects",
     "contents",
     "discover",
     "load_scenario",

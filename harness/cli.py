@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.contract import MODES, Mode
+from harness.contract import DIALECTS, MODES, Dialect, Mode
 from harness.errors import HarnessError, UnknownImplementationError
 from harness.reporting.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, load_baseline
 from harness.reporting.commands import (
@@ -26,7 +26,7 @@ from harness.reporting.progress import RunProgress
 from harness.reporting.text import render_failure, render_summary
 from harness.reporting.version_matrix import load_results, render_json, render_markdown
 from harness.results import ScenarioResult
-from harness.run.isolation import RUN_TIMEOUT_SECONDS
+from harness.run.isolation import RUN_TIMEOUT_SECONDS, WorkerPool, probe
 from harness.run.registry import check_known, implementation_names
 from harness.run.runner import TURN_TIMEOUT_SECONDS
 from harness.run.suite import BUNDLED_SCENARIOS, run_isolated_suite
@@ -34,12 +34,14 @@ from harness.scenario.schema import ScenarioSpec
 
 DESCRIPTION = """\
 Conformance harness for LLM function-calling loops: runs YAML scenarios against loop
-implementations in streaming and non-streaming mode, checks universal invariants and each
-scenario's expectations, and reports the verdicts per spec row."""
+implementations in streaming and non-streaming mode, over the neutral provider and the provider
+wire formats each implementation supports, checks universal invariants and each scenario's
+expectations, and reports the verdicts per spec row."""
 
 EXAMPLES = """\
 examples:
-  loop-conformance run                      every scenario, every installed implementation, both modes
+  loop-conformance run                      every scenario, every installed implementation, both modes,
+                                            every provider each implementation supports
   loop-conformance run --impl reference -v  one implementation, failures in full detail
   loop-conformance gate --baseline baselines/known-failures.yaml results.json
   loop-conformance COMMAND --help           what one command does and every option it takes"""
@@ -51,6 +53,7 @@ Exits 0 when every run passes (or is a known failure or n/a), 1 when any fails o
 examples:
   loop-conformance run --json results.json
   loop-conformance run --impl agent_framework --mode streaming --scenarios scenarios/approval
+  loop-conformance run --impl agent_framework --provider openai-chat   one wire format only
   loop-conformance run --no-baseline --no-reports -q   summary only; known failures count as failures"""
 
 GATE_EXAMPLES = """\
@@ -79,13 +82,18 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, title="commands", metavar="COMMAND")
     run = commands.add_parser(
         "run", help="run scenarios against implementations, print failures and a summary, write reports",
-        description="Run every selected scenario against every selected implementation in each mode, print\n"
-                    "each failure, a summary per scenario section, and write the coverage reports.",
+        description="Run every selected scenario against every selected implementation in each mode and over\n"
+                    "each provider, print each failure, a summary per scenario section, and write the coverage\n"
+                    "reports.",
         epilog=RUN_EXAMPLES, formatter_class=_FORMAT)
     run.add_argument("--impl", action="append", default=[], metavar="NAME",
                      help="implementation to run, as 'loop-conformance list' names it (repeatable; default: every "
                           "installed one)")
     run.add_argument("--mode", choices=MODES, help="run only this response mode (default: both)")
+    run.add_argument("--provider", action="append", choices=DIALECTS, default=[], metavar="PROVIDER",
+                     help="reach the model only through this provider: neutral (the in-process scripted provider) "
+                          f"or a wire format, one of {', '.join(DIALECTS[1:])} (repeatable; default: every "
+                          "provider each implementation supports, as 'loop-conformance list' shows)")
     run.add_argument("--scenarios", action="append", type=Path, default=[], metavar="PATH",
                      help="scenario file, or folder searched for them (repeatable; default: the bundled scenarios)")
     run.add_argument("--json", type=Path, metavar="FILE",
@@ -148,8 +156,9 @@ def _parser() -> argparse.ArgumentParser:
                         description="Print the JSON Schema of scenario files, e.g. for an editor's YAML language "
                                     "server.")
     commands.add_parser("list", help="list the installed implementations, by the names --impl takes",
-                        description="List the installed implementations, one name a line, as 'run --impl' takes "
-                                    "them.")
+                        description="List the installed implementations, one a line: the name 'run --impl' takes,\n"
+                                    "then the providers it runs over (the values 'run --provider' takes), or why it\n"
+                                    "is not available.", formatter_class=_FORMAT)
     return parser
 
 
@@ -185,10 +194,24 @@ def _dispatch(args: argparse.Namespace) -> int:
               f"{args.markdown} and {args.json}")
         return 0
     if args.command == "list":
-        for name in implementation_names():
-            print(name)
-        return 0
+        return _list()
     return _run(args)
+
+
+def _list() -> int:
+    """Each installed implementation and the providers it runs over, its adapter built in a worker process."""
+    names = implementation_names()
+    with WorkerPool(min(4, len(names)) or 1) as pool:
+        probed = probe(pool, names)
+    width = max((len(name) for name in names), default=0)
+    for outcome in probed:
+        if outcome.unavailable is not None:
+            print(f"{outcome.implementation:<{width}}  {outcome.unavailable}")
+        elif outcome.broken is not None:
+            print(f"{outcome.implementation:<{width}}  broken: {outcome.broken}")
+        else:
+            print(f"{outcome.implementation:<{width}}  providers: {', '.join(outcome.dialects)}")
+    return 0
 
 
 def _positive_int(text: str) -> int:
@@ -216,6 +239,7 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     names: list[str] = list(dict.fromkeys(args.impl)) or implementation_names()
     modes: tuple[Mode, ...] = (args.mode,) if args.mode else MODES
+    providers: list[Dialect] | None = list(dict.fromkeys(args.provider)) or None
     paths: list[Path] = args.scenarios or [BUNDLED_SCENARIOS]
     try:
         known = _known_failures(args)
@@ -225,21 +249,22 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     progress = RunProgress(quiet=args.quiet)
     try:
-        suite = run_isolated_suite(names, paths, modes, known, jobs=args.jobs, run_timeout=args.timeout,
+        suite = run_isolated_suite(names, paths, modes, known, providers=providers, jobs=args.jobs,
+                                   run_timeout=args.timeout,
                                    turn_timeout=min(TURN_TIMEOUT_SECONDS, args.timeout), on_result=progress.advance,
                                    on_total=progress.start)
     finally:
         progress.finish()
-    for note in suite.unavailable:
+    for note in (*suite.unavailable, *suite.unsupported):
         print(f"note: {note}", file=sys.stderr)
     for error in suite.file_errors:
         print(error.render(), file=sys.stderr)
     if not args.quiet:
         _print_failures(suite.results, verbose=args.verbose >= 1)
-    filtered = bool(args.impl or args.mode or args.scenarios)
+    filtered = bool(args.impl or args.mode or args.scenarios or args.provider)
     print(render_summary(suite.results))
     if filtered:
-        print("(filtered run: not every implementation, mode or scenario was selected)")
+        print("(filtered run: not every implementation, mode, provider or scenario was selected)")
     if args.json:
         write_json(args.json, suite.results, filtered=filtered)
         _say(args, f"results written to {args.json}")

@@ -322,5 +322,5 @@ class LoopAdapter(Protocol):
 
 def adapter_dialects(adapter: LoopAdapter) -> tuple[Dialect, ...]:
     """The dialects an adapter runs over, neutral first, in `DIALECTS` order."""
-    declared = cast(frozenset[str], getattr(adapter, "dialects", frozenset()))
+    declared = cast(frozenset[str], getattr(adapter, "dialects", frozenset[str]()))
     return tuple(d for d in DIALECTS if d == "neutral" or d in declared)

@@ -1,4 +1,7 @@
-"""The pytest plugin: scenario files become test items, one per implementation × mode.
+"""The pytest plugin: scenario files become test items, one per implementation × provider × mode.
+
+An item's id names its provider only when it is not the neutral one (``[agent_framework-streaming]``,
+``[agent_framework-streaming-openai-chat]``), so the ids of neutral runs are those they always were.
 
 Registered through the ``pytest11`` entry point. Hooks stay thin and hand off to the engine.
 """
@@ -12,11 +15,11 @@ from typing import Any, cast
 import pytest
 
 from harness.bundled import BUNDLED_SCENARIOS
-from harness.contract import MODES, LoopAdapter, Mode
+from harness.contract import DIALECTS, MODES, Dialect, LoopAdapter, Mode, adapter_dialects
 from harness.errors import ScenarioFileError, UnknownImplementationError
 from harness.reporting.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, apply_baseline, load_baseline
-from harness.reporting.text import render_failure
-from harness.results import ScenarioResult
+from harness.reporting.text import render_failure, run_where
+from harness.results import ScenarioResult, with_provider
 from harness.run.isolation import RUN_TIMEOUT_SECONDS, RunRequest, WorkerPool, run_requests
 from harness.run.registry import check_known, implementation_names, load_adapter
 from harness.scenario.loader import SCENARIO_SUFFIXES, load_scenario
@@ -35,6 +38,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--lc-impl", action="append", default=[], metavar="NAME",
                     help="implementation to run scenarios against (repeatable; default: every installed one)")
     group.addoption("--lc-mode", choices=MODES, default=None, help="only this response mode (default: both)")
+    group.addoption("--lc-provider", action="append", choices=DIALECTS, default=[], metavar="PROVIDER",
+                    help="only this provider: neutral or a wire format, one of "
+                         f"{', '.join(DIALECTS[1:])} (repeatable; default: every provider each implementation "
+                         "supports)")
     group.addoption("--lc-baseline", default=None, metavar="FILE",
                     help="known failures, reported as xfail (default: the bundled baselines/known-failures.yaml)")
     group.addoption("--lc-scenarios", action="append", default=[], metavar="DIR",
@@ -155,11 +162,16 @@ class ScenarioFile(pytest.File):
             return
         mode_option: Mode | None = self.config.getoption("--lc-mode")
         modes: tuple[Mode, ...] = (mode_option,) if mode_option else MODES
+        asked: list[Dialect] = self.config.getoption("--lc-provider") or []
         for reference, adapter in _adapters(self.config):
-            for mode in modes:
-                yield ScenarioItem.from_parent(  # pyright: ignore[reportUnknownMemberType]
-                    self, name=f"{scenario.id}[{adapter.name}-{mode}]", scenario=scenario, adapter=adapter, mode=mode,
-                    reference=reference)
+            for dialect in adapter_dialects(adapter):
+                if asked and dialect not in asked:
+                    continue
+                for mode in modes:
+                    parameters = "-".join(with_provider([adapter.name, mode], dialect))
+                    yield ScenarioItem.from_parent(  # pyright: ignore[reportUnknownMemberType]
+                        self, name=f"{scenario.id}[{parameters}]", scenario=scenario, adapter=adapter, mode=mode,
+                        reference=reference, dialect=dialect)
 
 
 class ScenarioFailedError(Exception):
@@ -170,20 +182,21 @@ class ScenarioFailedError(Exception):
 
 class ScenarioItem(pytest.Item):
     def __init__(self, *, scenario: Scenario, adapter: LoopAdapter, mode: Mode, reference: str,
-                 **kwargs: Any) -> None:
+                 dialect: Dialect = "neutral", **kwargs: Any) -> None:
         super().__init__(**kwargs)  # pyright: ignore[reportUnknownMemberType]
         self.scenario = scenario
         self.adapter = adapter
         self.reference = reference  # how the worker process loads the same adapter
         self.mode: Mode = mode
+        self.dialect: Dialect = dialect
         for row in scenario.spec.spec:
             self.user_properties.append(("spec_row", row))
             self.add_marker(pytest.mark.spec_row(row))
-        self.user_properties.extend([("implementation", adapter.name), ("mode", mode)])
+        self.user_properties.extend([("implementation", adapter.name), ("mode", mode), ("provider", dialect)])
 
     def runtest(self) -> None:
         # In a worker process under a hard limit, as the CLI runs it: a loop that never yields must not hang pytest.
-        request = RunRequest(self.scenario, self.reference, self.mode)
+        request = RunRequest(self.scenario, self.reference, self.mode, self.dialect)
         identity = {self.reference: (self.adapter.name, self.adapter.version)}
         (result,) = run_requests(_pool(self.config), [request], identity)
         result = apply_baseline(result, self.config.stash[_KNOWN])
@@ -201,7 +214,8 @@ class ScenarioItem(pytest.Item):
         return str(super().repr_failure(excinfo, style))
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.scenario.line - 1, f"{self.scenario.id} [{self.adapter.name}, {self.mode}]"
+        where = run_where(self.adapter.name, self.mode, self.dialect)
+        return self.path, self.scenario.line - 1, f"{self.scenario.id} [{where}]"
 
 
 class MalformedScenarioItem(pytest.Item):

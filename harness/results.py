@@ -1,7 +1,8 @@
-"""What a run produces: one `ScenarioResult` per scenario × implementation × mode, each with its checks."""
+"""What a run produces: one `ScenarioResult` per scenario × implementation × mode × provider, each with its checks."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -22,7 +23,13 @@ INVARIANT_CHECKS = (
     "rejection-call-id",
     "approval-inert",
     "no-approval-wrappers-to-model",
+    "provider-accepts",
 )
+# Invariants judged only on runs over a provider's wire format (a `Dialect` other than neutral): the runner reads
+# them from the wire endpoint's record, so neutral runs never carry them.
+WIRE_CHECKS = ("provider-accepts",)
+# The provider of today's in-process runs; reports name a run's provider only when it is another.
+NEUTRAL_PROVIDER = "neutral"
 RUN_CHECKS = ("completes", "script")
 # Reported only when the harness itself could not judge: a malformed scenario file, a check that crashed.
 HARNESS_CHECKS = ("scenario-file", "judging")
@@ -35,6 +42,7 @@ EXPECT_CHECKS = (
     "expect.stream-order",
     "expect.error",
     "expect.conversation-id",
+    "expect.wire",
 )
 
 
@@ -60,6 +68,8 @@ class ScenarioResult:
     version: str
     mode: str
     verdict: Verdict
+    # How the model was reached: a `harness.contract.Dialect`. Keyword-only, so it may sit beside `mode`.
+    provider: str = field(default=NEUTRAL_PROVIDER, kw_only=True)
     checks: tuple[CheckResult, ...] = ()
     path: str = ""
     line: int = 0
@@ -81,6 +91,12 @@ class ScenarioResult:
         ]
         data.pop("transcript")
         return data
+
+
+def with_provider(parts: Sequence[str], provider: str) -> list[str]:
+    """`parts` naming a run (implementation, version, mode), with its provider last unless it is neutral: every
+    label of a run or a column says the provider this way, so neutral runs read as before providers existed."""
+    return [*parts, *([] if provider == NEUTRAL_PROVIDER else [provider])]
 
 
 def overall(checks: list[CheckResult]) -> Verdict:

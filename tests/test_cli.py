@@ -129,7 +129,7 @@ def test_progress_is_a_few_plain_lines_off_a_terminal_and_quiet_prints_only_the_
         "section   pass   fail  error  xfail    n/a",
         "normal       0      2      0      0      0",
         "total        0      2      0      0      0",
-        "(filtered run: not every implementation, mode or scenario was selected)",
+        "(filtered run: not every implementation, mode, provider or scenario was selected)",
     ]
     assert captured.err == ""
     assert (tmp_path / "reports" / "coverage.md").exists()

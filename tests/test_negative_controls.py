@@ -17,7 +17,7 @@ from harness import MODES, Mode, Scenario, ScenarioResult, load_scenario, run_sc
 from harness.adapters.reference import ReferenceAdapter
 from harness.adapters.reference.loop import ReferenceLoop
 from harness.checks.approvals import APPROVAL_CHECKS, NO_APPROVALS
-from harness.results import EXPECT_CHECKS, INVARIANT_CHECKS, RUN_CHECKS
+from harness.results import EXPECT_CHECKS, INVARIANT_CHECKS, RUN_CHECKS, WIRE_CHECKS
 
 JUDGED = set(INVARIANT_CHECKS) | set(RUN_CHECKS)
 
@@ -66,9 +66,15 @@ async def test_bounded_control_is_caught_by_the_bound_not_the_timeout(mode: Mode
     assert "the bound is 2" in bounded.message
 
 
+# Invariants whose negative control is still to come: `provider-accepts` is judged from the wire endpoint's record,
+# so its control (a loop whose request the real service would reject) comes with the wire fakes (issue #12).
+CONTROL_PENDING = {"provider-accepts"}
+
+
 def test_every_invariant_and_the_script_check_has_a_control() -> None:
     checks = {control.check for control in CONTROLS} | {control.check for control in APPROVAL_CONTROLS}
-    assert checks >= set(INVARIANT_CHECKS) | {"script"}
+    assert checks >= (set(INVARIANT_CHECKS) - CONTROL_PENDING) | {"script"}
+    assert not checks & CONTROL_PENDING, "a pending control has landed: remove it from CONTROL_PENDING"
 
 
 def test_controls_are_distinct_one_line_documented_reference_subclasses() -> None:
@@ -98,7 +104,8 @@ async def test_reference_passes_every_check(path: Path, mode: Mode, adapter: Ref
     result = await run_scenario(_scenario(path), adapter, mode)
     assert result.verdict == "pass", [(c.id, c.message) for c in result.failed_checks()]
     verdicts = {check.id: check.verdict for check in result.checks}
-    assert set(INVARIANT_CHECKS) | set(RUN_CHECKS) <= set(verdicts)
+    assert (set(INVARIANT_CHECKS) - set(WIRE_CHECKS)) | set(RUN_CHECKS) <= set(verdicts)
+    assert not set(WIRE_CHECKS) & set(verdicts)  # judged over a provider's wire only
     expected_na = {"stream-agreement"} if mode == "non-streaming" else set()
     if not path.name.startswith("approval-"):  # the approval checks apply only where approvals happen
         expected_na |= set(APPROVAL_CHECKS)

@@ -117,6 +117,9 @@ class Gemini:
     def error_body(self, rejection: Rejection) -> dict[str, Any]:
         return {"error": {"code": rejection.status, "message": rejection.message, "status": "INVALID_ARGUMENT"}}
 
+    def unexpressible(self, scenario: Any) -> str | None:
+        return unexpressible([step for turn in scenario.turns for step in turn.steps])
+
 
 def unexpressible(steps: Sequence[ModelStep]) -> str | None:
     """Why a script cannot be served in Gemini's format, if it cannot."""

@@ -12,7 +12,7 @@ from typing import Any, cast
 from harness.checks.expectations import failed
 from harness.records import RunRecord, TurnRecord
 from harness.results import CheckResult
-from harness.scenario.matchers import is_matcher, match
+from harness.scenario.matchers import Mismatch, is_matcher, match
 from harness.scenario.schema import WireExpect
 
 PROVIDER_ACCEPTS = "provider-accepts"
@@ -48,8 +48,8 @@ def check_wire(expects: Sequence[WireExpect], turn: TurnRecord, dialect: str) ->
                                        "service", number, f"request #{expect.call}",
                                        f"{len(turn.exchanges)} request(s)"))
             continue
-        mismatches = [*match(expect.body, named_keys(expect.body, dict(exchange.body)),
-                             f"request #{expect.call}.body")] if "body" in expect.model_fields_set else []
+        mismatches = match_named(expect.body, dict(exchange.body), f"request #{expect.call}.body") \
+            if "body" in expect.model_fields_set else []
         if expect.status is not None and expect.status != exchange.status:
             mismatches += match(expect.status, exchange.status, f"request #{expect.call}.status")
         if not mismatches:
@@ -60,28 +60,46 @@ def check_wire(expects: Sequence[WireExpect], turn: TurnRecord, dialect: str) ->
     return results
 
 
-def named_keys(expected: Any, actual: Any) -> Any:
-    """`actual` with, in every mapping, only the keys its expectation names: a request body carries far more than a
-    row is about (model, tools, options), so a wire expectation names what it asserts and nothing else."""
+def match_named(expected: Any, actual: Any, path: str = "") -> list[Mismatch]:
+    """`match`, except that a mapping is compared on the keys its expectation names only: a request body carries
+    far more than a row is about (model, tools, options), so a wire expectation names what it asserts."""
     if is_matcher(expected):
         ((name, argument),) = cast(dict[str, Any], expected).items()
-        if name in ("$contains", "$not_contains", "$not") and isinstance(actual, list):
-            return [named_keys(argument, item) for item in cast(list[Any], actual)]
-        if name == "$not":
-            return named_keys(argument, actual)
         if name == "$all" and isinstance(argument, list):
-            kept: set[str] = set()
-            for want in cast(list[Any], argument):
-                if isinstance(want, dict) and not is_matcher(want):
-                    kept.update(cast(dict[str, Any], want))
-            if kept and isinstance(actual, dict):
-                return {k: v for k, v in cast(dict[str, Any], actual).items() if k in kept}
-        return actual
+            return [m for want in cast(list[Any], argument) for m in match_named(want, actual, path)]
+        if name == "$not":
+            if not match_named(argument, actual, path):
+                return [Mismatch(path, expected, actual, "matches what $not excludes")]
+            return []
+        if name in ("$contains", "$not_contains") and isinstance(actual, list):
+            contained = any(not match_named(argument, item) for item in cast(list[Any], actual))
+            if contained == (name == "$contains"):
+                return []
+            return [Mismatch(path, expected, actual, f"does not satisfy {name}")]
+        if name in ("$prefix", "$suffix") and isinstance(actual, list) and isinstance(argument, list):
+            items, wanted = cast(list[Any], actual), cast(list[Any], argument)
+            if len(wanted) > len(items):
+                return [Mismatch(path, expected, items, "too few items")]
+            offset = 0 if name == "$prefix" else len(items) - len(wanted)
+            return [m for index, want in enumerate(wanted)
+                    for m in match_named(want, items[offset + index], f"{path}[{offset + index}]")]
+        return match(expected, actual, path)
     if isinstance(expected, dict) and isinstance(actual, dict):
-        wanted = cast(dict[str, Any], expected)
-        return {k: named_keys(wanted[k], v) for k, v in cast(dict[str, Any], actual).items() if k in wanted}
+        wanted_keys = cast(dict[str, Any], expected)
+        present = cast(dict[str, Any], actual)
+        found: list[Mismatch] = []
+        for key, want in wanted_keys.items():
+            where = f"{path}.{key}" if path else key
+            if key not in present:
+                found.append(Mismatch(where, want, None, "missing"))
+            else:
+                found.extend(match_named(want, present[key], where))
+        return found
     if isinstance(expected, list) and isinstance(actual, list):
-        items = cast(list[Any], actual)
-        return [named_keys(e, a) for e, a in zip(cast(list[Any], expected), items, strict=False)] + items[
-            len(cast(list[Any], expected)):]
-    return actual
+        wanted_items, items = cast(list[Any], expected), cast(list[Any], actual)
+        found = [m for index, (want, got) in enumerate(zip(wanted_items, items, strict=False))
+                 for m in match_named(want, got, f"{path}[{index}]")]
+        if len(wanted_items) != len(items):
+            found.append(Mismatch(path, f"{len(wanted_items)} items", f"{len(items)} items", "length differs"))
+        return found
+    return match(expected, actual, path)

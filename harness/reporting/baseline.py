@@ -1,9 +1,14 @@
 """Known failures: implementation defects the suite documents instead of hiding.
 
-A baseline entry names the scenario, implementation, release range and modes, the checks that fail, a reason in
-the spec's words and a standalone reproduction. A run that fails exactly those checks is reported `xfail`; a run
-that now passes is a failure of the baseline itself (a stale entry must be removed), and a run that fails other
-checks too stays a plain failure.
+A baseline entry names the scenario, implementation, release range, modes and (optionally) providers, the checks
+that fail, a reason in the spec's words and a standalone reproduction. A run that fails exactly those checks is
+reported `xfail`; a run that now passes is a failure of the baseline itself (a stale entry must be removed), and a
+run that fails other checks too stays a plain failure.
+
+An entry that names no providers holds for every provider: a loop's own defect shows whatever wire carries its model
+calls. One run cannot tell whether such an entry is stale, since the defect may still show over another provider:
+a passing neutral run marks it stale, as it always did, and a passing run over a provider's wire does not. The gate,
+which sees every provider's runs at once, holds it stale only when no provider's run fails its check.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.bundled import BUNDLED_BASELINE as BUNDLED_BASELINE
+from harness.contract import Dialect
 from harness.errors import HarnessError
-from harness.results import CheckResult, ScenarioResult
+from harness.results import NEUTRAL_PROVIDER, CheckResult, ScenarioResult
 
 
 class KnownFailure(BaseModel):
@@ -30,6 +36,13 @@ class KnownFailure(BaseModel):
     implementation: str | list[str] = Field(min_length=1)
     checks: list[str] = Field(min_length=1, description="Every check the defect makes fail.")
     modes: list[Literal["streaming", "non-streaming"]] = Field(default=["non-streaming", "streaming"])
+    providers: list[Dialect] | None = Field(
+        default=None, min_length=1,
+        description="The providers (how the model is reached: neutral, openai-responses, openai-chat, gemini) the "
+                    "failure shows over. Absent means every provider, since a loop's own defect shows whatever wire "
+                    "carries its model calls; name providers only for a defect of one wire path, such as a provider "
+                    "client's serialisation. Only a passing neutral run, or the gate when no provider's run fails "
+                    "the check, finds an entry without providers stale.")
     versions_from: str | None = Field(default=None, description="First affected release (inclusive).")
     versions_until: str | None = Field(default=None, description="First fixed release (exclusive).")
     reason: str = Field(min_length=40)
@@ -44,6 +57,7 @@ class KnownFailure(BaseModel):
             result.scenario == self.scenario
             and result.implementation in self.implementations
             and result.mode in self.modes
+            and (self.providers is None or result.provider in self.providers)
             and in_release_range(result.version, self.versions_from, self.versions_until)
         )
 
@@ -86,6 +100,8 @@ def apply_baseline(result: ScenarioResult, entries: Sequence[KnownFailure]) -> S
     if entry is None or result.verdict in ("n/a", "error"):
         return result
     failed = {check.id for check in result.checks if check.verdict == "fail"}
+    if not failed and entry.providers is None and result.provider != NEUTRAL_PROVIDER:
+        return result  # the defect may still show over another provider: the gate judges them together
     if not failed:
         stale = CheckResult("baseline", "fail", f"known failure now passes; remove its baseline entry "
                                                 f"({entry.reproduction})")

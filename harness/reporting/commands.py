@@ -110,9 +110,9 @@ def gate_command(results: Path, baseline: Path, *, stdout: TextIO | None = None,
     outcome = gate(document, entries)
     print(outcome.render(), end="", file=out)
     runs = len(document.results)
-    print(f"Judged {runs} run{'' if runs == 1 else 's'} (scenario × implementation × mode) of {results} against "
-          f"{len(entries)} baseline entr{'y' if len(entries) == 1 else 'ies'} of {baseline} "
-          "(one entry per scenario, check, implementation and mode).", file=out)
+    print(f"Judged {runs} run{'' if runs == 1 else 's'} (scenario × implementation × mode × provider) of {results} "
+          f"against {len(entries)} baseline entr{'y' if len(entries) == 1 else 'ies'} of {baseline} "
+          "(one entry per scenario, check, implementation and mode, for one provider or every one).", file=out)
     return outcome.exit_code
 
 

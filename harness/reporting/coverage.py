@@ -1,8 +1,11 @@
-"""The coverage matrix: spec rows × (implementation, version, mode), each cell judged from the scenario runs.
+"""The coverage matrix: spec rows × (implementation, version, mode, provider), each cell judged from the scenario runs.
 
 This module only builds the data; `markdown`, `html_page`, `coverage_json` and `junit` render it. Everything a
 report says about coverage — cell verdicts, the gap analysis, whether the run was filtered — is decided here once,
 so the formats cannot disagree.
+
+A column names its provider (the `Dialect` the model was reached through) only when it is not the neutral one, so a
+matrix of neutral runs reads, and renders, exactly as before providers existed.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.contract import MODES
+from harness.contract import DIALECTS, MODES
 from harness.reporting.documents import ResultsDocument, combine
-from harness.results import ScenarioResult, Verdict
+from harness.results import NEUTRAL_PROVIDER, ScenarioResult, Verdict, with_provider
 from harness.scenario.spec_rows import SPEC_ROWS, SpecRow
 
 CellStatus = Literal["pass", "fail", "error", "xfail", "n/a", "not-covered"]
@@ -36,14 +39,25 @@ class Column:
     implementation: str
     version: str
     mode: str
+    provider: str = NEUTRAL_PROVIDER
+
+    @classmethod
+    def of(cls, run: ScenarioResult) -> Column:
+        """The column a run belongs to."""
+        return cls(run.implementation, run.version, run.mode, run.provider)
 
     @property
     def id(self) -> str:
-        return f"{self.implementation}/{self.version}/{self.mode}"
+        return "/".join(with_provider([self.implementation, self.version, self.mode], self.provider))
 
     @property
     def label(self) -> str:
-        return f"{self.implementation} {self.version} {self.mode}".replace("  ", " ")
+        return run_label(self.implementation, self.version, self.mode, self.provider)
+
+
+def run_label(implementation: str, version: str, mode: str, provider: str) -> str:
+    """``implementation version mode``, then the provider unless it is neutral: how reports name a run's column."""
+    return " ".join(with_provider([implementation, version, mode], provider)).replace("  ", " ")
 
 
 @dataclass(frozen=True)
@@ -121,7 +135,7 @@ class CoverageMatrix:
     def runs(self) -> list[ScenarioResult]:
         """Every run once, in a stable order (a run covering several rows sits in several cells)."""
         return sorted(self.results, key=lambda r: (r.scenario, r.implementation, _version_key(r.version),
-                                                   _mode_key(r.mode)))
+                                                   provider_key(r.provider), _mode_key(r.mode)))
 
     def cell(self, row: SpecRow, column: Column) -> Cell:
         return self.cells[(row.id, column.id)]
@@ -158,6 +172,15 @@ class CoverageMatrix:
         return tuple(dict.fromkeys(c.mode for c in self.columns))
 
     @property
+    def providers(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c.provider for c in self.columns))
+
+    @property
+    def several_providers(self) -> bool:
+        """True when runs reached their model through more than one provider, so providers matter in filters."""
+        return len(set(self.providers)) > 1
+
+    @property
     def versions(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(c.version for c in self.columns))
 
@@ -181,7 +204,7 @@ def build_coverage(documents: ResultsDocument | Sequence[ResultsDocument],
     columns = _columns(results)
     runs: dict[tuple[str, str], list[ScenarioResult]] = {}
     for result in results:
-        column = Column(result.implementation, result.version, result.mode)
+        column = Column.of(result)
         for name in result.spec_rows:
             for row in by_name.get(name, []):
                 runs.setdefault((row.id, column.id), []).append(result)
@@ -204,11 +227,19 @@ def _mode_key(mode: str) -> tuple[int, str]:
     return (MODES.index(mode), "") if mode in MODES else (len(MODES), mode)
 
 
+def provider_key(provider: str) -> tuple[int, str]:
+    """Providers in `DIALECTS` order, neutral first; a name this release does not know after them."""
+    known: tuple[str, ...] = DIALECTS
+    return (known.index(provider), "") if provider in known else (len(known), provider)
+
+
 def _columns(results: Iterable[ScenarioResult]) -> tuple[Column, ...]:
-    seen = {Column(r.implementation, r.version, r.mode) for r in results}
-    # The embedded reference loop first: it is the yardstick the other implementations are read against.
+    seen = {Column.of(r) for r in results}
+    # The embedded reference loop first: it is the yardstick the other implementations are read against. Each
+    # provider's columns, both modes, follow the neutral ones of the same implementation and version.
     return tuple(sorted(seen, key=lambda c: (c.implementation != "reference", c.implementation,
-                                             _version_key(c.version), _mode_key(c.mode))))
+                                             _version_key(c.version), provider_key(c.provider),
+                                             _mode_key(c.mode))))
 
 
 def _cell(row: SpecRow, column: Column, runs: list[ScenarioResult]) -> Cell:

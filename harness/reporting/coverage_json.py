@@ -63,7 +63,7 @@ def render_json(matrix: CoverageMatrix) -> str:
 
 def _column(column: Column) -> dict[str, Any]:
     return {"id": column.id, "implementation": column.implementation, "version": column.version,
-            "mode": column.mode, "label": column.label}
+            "mode": column.mode, "provider": column.provider, "label": column.label}
 
 
 def _row_ref(row: SpecRow) -> dict[str, Any]:
@@ -82,7 +82,7 @@ def _row(matrix: CoverageMatrix, row: SpecRow) -> dict[str, Any]:
 def _run(run: ScenarioResult) -> dict[str, Any]:
     return {
         "scenario": run.scenario, "implementation": run.implementation, "version": run.version, "mode": run.mode,
-        "column": Column(run.implementation, run.version, run.mode).id, "verdict": run.verdict,
+        "provider": run.provider, "column": Column.of(run).id, "verdict": run.verdict,
         "reason": run.reason, "spec_rows": list(run.spec_rows),
         "problems": [_check(check) for check in problem_checks(run)],
     }

@@ -1,7 +1,8 @@
 """Regressions and fixes between two results files, as Markdown for a PR comment.
 
-Checks are compared per (scenario, implementation, mode, check id) — not per version, so the old and new files may
-come from different releases of an implementation (the version change is shown beside the implementation). A
+Checks are compared per (scenario, implementation, provider, mode, check id) — not per version, so the old and new
+files may come from different releases of an implementation (the version change is shown beside the
+implementation). The tables get a provider column only when some change is of a run over a provider's wire. A
 check that fails on several turns counts once, with its worst verdict.
 """
 
@@ -11,9 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from harness.reporting.coverage import provider_key
 from harness.reporting.documents import ResultsDocument, as_document
 from harness.reporting.markdown import markdown_code, markdown_text
-from harness.results import ScenarioResult, Verdict
+from harness.results import NEUTRAL_PROVIDER, ScenarioResult, Verdict
 
 _BAD: frozenset[str] = frozenset({"fail", "error", "xfail"})
 _SEVERITY: tuple[Verdict, ...] = ("error", "fail", "xfail", "pass", "n/a")
@@ -21,7 +23,7 @@ _RANK: dict[str, int] = {verdict: rank for rank, verdict in enumerate(_SEVERITY)
 ABSENT = "—"  # the check did not exist in that file (a new or removed scenario, or a check that did not run)
 SCENARIO_CHECK = "(scenario)"  # a run without checks (n/a) compared as a whole
 
-_Key = tuple[str, str, str, str]  # scenario, implementation, mode, check
+_Key = tuple[str, str, str, str, str]  # scenario, implementation, provider, mode, check
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class _Seen:
 class Change:
     scenario: str
     implementation: str
+    provider: str
     mode: str
     check: str
     old: str
@@ -63,7 +66,7 @@ def compare(old_document: ResultsDocument | Mapping[str, Any],
     regressions: list[Change] = []
     fixes: list[Change] = []
     other: list[Change] = []
-    for key in sorted(old.keys() | new.keys()):
+    for key in sorted(old.keys() | new.keys(), key=lambda k: (k[0], k[1], provider_key(k[2]), k[3], k[4])):
         before = old.get(key)
         after = new.get(key)
         old_verdict = before.verdict if before else ABSENT
@@ -94,10 +97,11 @@ def diff(old_document: ResultsDocument | Mapping[str, Any], new_document: Result
     lines.append(f"{len(result.regressions)} regression(s), {len(result.fixes)} fix(es), "
                  f"{len(result.other)} other change(s) over {result.compared} compared checks.")
     lines.append("")
-    lines += _table("Regressions", result.regressions, with_message=True)
-    lines += _table("Fixes", result.fixes, with_message=False)
+    wire = any(c.provider != NEUTRAL_PROVIDER for c in (*result.regressions, *result.fixes, *result.other))
+    lines += _table("Regressions", result.regressions, with_message=True, with_provider=wire)
+    lines += _table("Fixes", result.fixes, with_message=False, with_provider=wire)
     if result.other:
-        lines += _table("Other changes", result.other, with_message=False)
+        lines += _table("Other changes", result.other, with_message=False, with_provider=wire)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -106,7 +110,7 @@ def _index(results: tuple[ScenarioResult, ...]) -> dict[_Key, _Seen]:
     for run in results:
         checks = [(c.id, c.verdict, c.message) for c in run.checks] or [(SCENARIO_CHECK, run.verdict, run.reason)]
         for check_id, verdict, message in checks:
-            key = (run.scenario, run.implementation, run.mode, check_id)
+            key = (run.scenario, run.implementation, run.provider, run.mode, check_id)
             current = seen.get(key)
             if current is None:
                 seen[key] = _Seen(verdict, message, frozenset({run.version}))
@@ -131,17 +135,20 @@ def _implementation(change: Change) -> str:
     return change.implementation
 
 
-def _table(title: str, changes: tuple[Change, ...], *, with_message: bool) -> list[str]:
+def _table(title: str, changes: tuple[Change, ...], *, with_message: bool, with_provider: bool) -> list[str]:
     lines = [f"### {title} ({len(changes)})", ""]
     if not changes:
         return [*lines, "None.", ""]
-    header = "| Scenario | Implementation | Mode | Check | Verdict |" + (" Message |" if with_message else "")
-    rule = "|---|---|---|---|---|" + ("---|" if with_message else "")
+    header = ("| Scenario | Implementation | " + ("Provider | " if with_provider else "") + "Mode | Check | Verdict |"
+              + (" Message |" if with_message else ""))
+    rule = "|---|---|---|---|---|" + ("---|" if with_provider else "") + ("---|" if with_message else "")
     lines += [header, rule]
     for c in changes:
         message = " ".join(c.message.split())
         message = message if len(message) <= 200 else message[:199] + "…"
-        row = (f"| {markdown_code(c.scenario)} | {markdown_text(_implementation(c))} | {markdown_text(c.mode)} | "
-               f"{markdown_code(c.check)} | {markdown_text(c.old)} → **{markdown_text(c.new)}** |")
+        provider = f"{markdown_text(c.provider)} | " if with_provider else ""
+        row = (f"| {markdown_code(c.scenario)} | {markdown_text(_implementation(c))} | {provider}"
+               f"{markdown_text(c.mode)} | {markdown_code(c.check)} | {markdown_text(c.old)} → "
+               f"**{markdown_text(c.new)}** |")
         lines.append(row + (f" {markdown_text(message)} |" if with_message else ""))
     return [*lines, ""]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from harness.errors import HarnessError
-from harness.results import VERDICTS, CheckResult, ScenarioResult, Verdict
+from harness.results import NEUTRAL_PROVIDER, VERDICTS, CheckResult, ScenarioResult, Verdict
 
 
 class ResultsFileError(HarnessError):
@@ -89,6 +89,7 @@ def _result(raw: object) -> ScenarioResult:
         version=str(data.get("version", "")),
         mode=str(data["mode"]),
         verdict=_verdict(data["verdict"]),
+        provider=str(data.get("provider") or NEUTRAL_PROVIDER),  # files from before providers ran in-process only
         checks=checks,
         path=str(data.get("path", "")),
         line=int(data.get("line") or 0),

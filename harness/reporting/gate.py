@@ -1,11 +1,13 @@
 """The CI gate: a results file against a per-check baseline, failing on anything new and on anything fixed.
 
-A baseline entry names one check of one scenario on one implementation and mode, optionally for a release range,
-with the reason it fails. The gate fails when
+A baseline entry names one check of one scenario on one implementation and mode, optionally for a release range
+and a provider, with the reason it fails. The gate fails when
 
 * a check fails that no entry covers — a regression, or a new scenario that does not pass; and
 * an entry's check now passes in a run it covers — the ratchet: fixed defects must leave the baseline, so the
-  baseline only ever shrinks and cannot hide a later regression of the same check.
+  baseline only ever shrinks and cannot hide a later regression of the same check. An entry that names no
+  provider covers every provider's runs of a release and mode together: it is stale there only when the check
+  passes over every provider, since a loop's own defect may show over one wire and not another.
 
 Checks the run already reported as ``xfail`` (it applied a baseline itself) count as failing checks here: the gate
 judges against its own baseline, not against the run's.
@@ -17,14 +19,16 @@ Baseline file (YAML, loaded with ``yaml.safe_load``, unknown keys are errors)::
         check: expect.requests
         implementation: agent_framework
         mode: non-streaming              # streaming | non-streaming
+        provider: openai-chat            # optional, one provider (a Dialect); absent: every provider
         versions_from: 1.10.0            # optional, first affected release (inclusive)
         versions_until: 1.13.0           # optional, first fixed release (exclusive)
         reason: The bare string is forwarded to the model unconverted, so ...
         reproduction: repro/agent_framework/string_input.py   # optional
     known_failures:                      # the per-scenario format of harness.reporting.baseline, also accepted
-      - {scenario, implementation, checks: [...], modes: [...], versions_from, versions_until, reason, reproduction}
+      - {scenario, implementation, checks: [...], modes: [...], providers: [...], versions_from, versions_until,
+         reason, reproduction}
 
-Each ``known_failures`` entry expands to one per-check entry per check id and mode, so the existing
+Each ``known_failures`` entry expands to one per-check entry per check id, mode and provider, so the existing
 ``baselines/known-failures.yaml`` serves both ``run --baseline`` and the gate.
 """
 
@@ -38,9 +42,11 @@ from typing import Any, Literal, Self
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from harness.contract import Dialect
 from harness.reporting.baseline import BaselineError, KnownFailure, in_release_range, release_key
+from harness.reporting.coverage import provider_key
 from harness.reporting.documents import ResultsDocument, as_document
-from harness.results import ScenarioResult, Verdict
+from harness.results import NEUTRAL_PROVIDER, ScenarioResult, Verdict
 
 # Verdicts of a check that make it a failing check for the gate. `xfail` is included because a run that applied
 # a baseline marks failing checks xfail, and the gate must still see them to match them to its own entries.
@@ -63,6 +69,8 @@ class CheckBaselineEntry(BaseModel):
     check: str = Field(min_length=1, description="Check id, e.g. expect.response or no-orphans.")
     implementation: str = Field(min_length=1)
     mode: Literal["streaming", "non-streaming"]
+    provider: Dialect | None = Field(default=None, description="The provider whose runs it covers; absent: every "
+                                                               "provider's, judged together.")
     versions_from: str | None = Field(default=None, description="First affected release (inclusive).")
     versions_until: str | None = Field(default=None, description="First fixed release (exclusive).")
     reason: str = Field(min_length=20, description="Why it fails, in the spec's words.")
@@ -75,12 +83,15 @@ class CheckBaselineEntry(BaseModel):
             raise ValueError(f"empty release range: {self.versions_from} ≥ {self.versions_until}")
         return self
 
-    def covers(self, scenario: str, implementation: str, mode: str, version: str) -> bool:
+    def covers(self, scenario: str, implementation: str, mode: str, version: str,
+               provider: str = NEUTRAL_PROVIDER) -> bool:
         return (scenario == self.scenario and implementation == self.implementation and mode == self.mode
+                and (self.provider is None or provider == self.provider)
                 and in_release_range(version, self.versions_from, self.versions_until))
 
     def describe(self) -> str:
-        return (f"{self.scenario} · {self.check} · {self.implementation} {self.mode}"
+        over = f" {self.provider}" if self.provider not in (None, NEUTRAL_PROVIDER) else ""
+        return (f"{self.scenario} · {self.check} · {self.implementation} {self.mode}{over}"
                 f"{_range_text(self.versions_from, self.versions_until)}")
 
 
@@ -97,12 +108,14 @@ class GateBaseline(BaseModel):
 
 
 def expand(known_failures: Iterable[KnownFailure]) -> list[CheckBaselineEntry]:
-    """Per-scenario known failures as per-check entries: one per check id and mode, range and reason kept."""
+    """Per-scenario known failures as per-check entries: one per check id, mode and named provider (one for every
+    provider when it names none), range and reason kept."""
     return [
         CheckBaselineEntry(scenario=kf.scenario, check=check, implementation=implementation, mode=mode,
-                           versions_from=kf.versions_from, versions_until=kf.versions_until,
+                           provider=provider, versions_from=kf.versions_from, versions_until=kf.versions_until,
                            reason=" ".join(kf.reason.split()), reproduction=kf.reproduction)
-        for kf in known_failures for implementation in kf.implementations for mode in kf.modes for check in kf.checks
+        for kf in known_failures for implementation in kf.implementations for mode in kf.modes
+        for provider in (kf.providers or [None]) for check in kf.checks
     ]
 
 
@@ -123,17 +136,19 @@ class FailingCheck:
     mode: str
     verdict: Verdict
     message: str
+    provider: str = NEUTRAL_PROVIDER
 
     def describe(self) -> str:
         message = " ".join(self.message.split())
-        return (f"{self.scenario} · {self.check} · {self.implementation} {self.version} {self.mode} "
+        over = "" if self.provider == NEUTRAL_PROVIDER else f" {self.provider}"
+        return (f"{self.scenario} · {self.check} · {self.implementation} {self.version} {self.mode}{over} "
                 f"[{self.verdict}]" + (f": {message}" if message else ""))
 
 
 @dataclass(frozen=True)
 class StaleEntry:
     entry: CheckBaselineEntry
-    passing_in: tuple[str, ...]  # "version mode" of every covered run in which the check passed
+    passing_in: tuple[str, ...]  # "version mode" (and provider) of every covered run in which the check passed
 
 
 @dataclass(frozen=True)
@@ -180,8 +195,8 @@ class GateOutcome:
                      "(expected failures: they do not fail the gate).")
         if self.unexercised:
             lines.append(f"{_count(len(self.unexercised), 'baseline entry was', 'baseline entries were')} not "
-                         "judged (no run in these results reached the check: another implementation, mode or "
-                         "release, or an n/a run).")
+                         "judged (no run in these results reached the check: another implementation, mode, "
+                         "provider or release, or an n/a run).")
         return "\n".join(lines) + "\n"
 
 
@@ -199,7 +214,8 @@ def gate(results_document: ResultsDocument | Mapping[str, Any],
     known: list[FailingCheck] = []
     for failing in _failing_checks(document.results):
         covered = any(e.check == failing.check and e.covers(failing.scenario, failing.implementation,
-                                                            failing.mode, failing.version) for e in entries)
+                                                            failing.mode, failing.version, failing.provider)
+                      for e in entries)
         (known if covered else new).append(failing)
 
     stale: list[StaleEntry] = []
@@ -215,38 +231,41 @@ def gate(results_document: ResultsDocument | Mapping[str, Any],
 
 def _failing_checks(results: Iterable[ScenarioResult]) -> list[FailingCheck]:
     """One entry per (run, check id): a check failing on several turns is one failing check."""
-    found: dict[tuple[str, str, str, str, str], FailingCheck] = {}
+    found: dict[tuple[str, str, str, str, str, str], FailingCheck] = {}
     for run in results:
         failing = [c for c in run.checks if c.verdict in FAILING and c.id != _STALE_MARKER]
         for check in failing:
-            key = (run.scenario, check.id, run.implementation, run.version, run.mode)
+            key = (run.scenario, check.id, run.implementation, run.version, run.mode, run.provider)
             found.setdefault(key, FailingCheck(run.scenario, check.id, run.implementation, run.version, run.mode,
-                                               check.verdict, check.message))
+                                               check.verdict, check.message, run.provider))
         stale_only = any(c.id == _STALE_MARKER for c in run.checks)
         if run.verdict in ("fail", "error") and not failing and not stale_only:
-            key = (run.scenario, SCENARIO_CHECK, run.implementation, run.version, run.mode)
+            key = (run.scenario, SCENARIO_CHECK, run.implementation, run.version, run.mode, run.provider)
             found.setdefault(key, FailingCheck(run.scenario, SCENARIO_CHECK, run.implementation, run.version,
-                                               run.mode, run.verdict, run.reason))
-    return sorted(found.values(), key=lambda f: (f.scenario, f.implementation, release_key(f.version), f.mode,
-                                                 f.check))
+                                               run.mode, run.verdict, run.reason, run.provider))
+    return sorted(found.values(), key=lambda f: (f.scenario, f.implementation, release_key(f.version),
+                                                 provider_key(f.provider), f.mode, f.check))
 
 
 def _judge(entry: CheckBaselineEntry, results: Iterable[ScenarioResult]) -> tuple[bool, list[str]]:
-    """Whether any covered run exercised the entry's check, and where that check passed."""
-    judged = False
-    passing: list[str] = []
+    """Whether any covered run exercised the entry's check, and where that check passed.
+
+    The covered runs of one release and mode are judged together: for an entry naming one provider that is a
+    single run, and for an entry of every provider the check passes there only when it fails over no provider.
+    """
+    failing_in: dict[str, bool] = {}  # "version mode" (and provider) -> the check fails in some run of it
     for run in results:
         # n/a and error runs never reached the check, so they can neither confirm nor refute the entry.
         if run.verdict in ("n/a", "error") or not entry.covers(run.scenario, run.implementation, run.mode,
-                                                               run.version):
+                                                               run.version, run.provider):
             continue
         instances = [c for c in run.checks if c.id == entry.check]
         if not instances:
             continue
-        judged = True
-        if not any(c.verdict in FAILING for c in instances):
-            passing.append(f"{run.version} {run.mode}".strip())
-    return judged, passing
+        over = [run.provider] if entry.provider not in (None, NEUTRAL_PROVIDER) else []
+        where = " ".join([run.version, run.mode, *over]).strip()
+        failing_in[where] = failing_in.get(where, False) or any(c.verdict in FAILING for c in instances)
+    return bool(failing_in), [where for where, failing in failing_in.items() if not failing]
 
 
 def _range_text(first: str | None, fixed: str | None) -> str:

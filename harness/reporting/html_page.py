@@ -4,7 +4,9 @@ Everything is inline (no fonts, scripts or styles fetched) so the page works as 
 The grid is rendered on the server side and works without JavaScript — each cell is a ``<details>`` whose panel
 lists the scenarios and failed checks; the script only adds the filters, keeps one panel open at a time and
 mirrors the filter state and the open cell in the URL hash (``#section=…&impl=…&version=…&mode=…&verdict=…&open=
-<row id>@<column id>``), which also lets a link or a headless browser open the page pre-filtered.
+<row id>@<column id>``), which also lets a link or a headless browser open the page pre-filtered. When runs reached
+their model through more than one provider, columns carry their provider and a provider filter (``provider=…``)
+joins the others; a page of neutral runs only is the same as before providers existed.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from harness.reporting.wording import (
     one_line,
     problem_checks,
 )
-from harness.results import ScenarioResult
+from harness.results import NEUTRAL_PROVIDER, ScenarioResult
 from harness.scenario.spec_rows import uncovered_text
 
 # Glyphs distinct in shape as well as colour, for readers who cannot tell the colours apart.
@@ -186,6 +188,25 @@ _JS = """
 """
 
 
+# The provider filter, patched into the script only for a page with several providers, so that a page of neutral
+# runs stays byte for byte what it was before providers existed.
+_PROVIDER_PATCHES = (
+    ("var keys = ['section', 'impl', 'version', 'mode', 'verdict'];",
+     "var keys = ['section', 'impl', 'version', 'mode', 'provider', 'verdict'];"),
+    ("(!f.mode || el.dataset.mode === f.mode);",
+     "(!f.mode || el.dataset.mode === f.mode) &&\n        (!f.provider || el.dataset.provider === f.provider);"),
+)
+
+
+def _script(with_providers: bool) -> str:
+    script = _JS
+    for before, after in _PROVIDER_PATCHES if with_providers else ():
+        if before not in script:
+            raise AssertionError(f"the page script no longer holds {before!r}: update _PROVIDER_PATCHES")
+        script = script.replace(before, after)
+    return script
+
+
 def render_html(matrix: CoverageMatrix, *, title: str = "Spec coverage") -> str:
     counts = matrix.status_counts()
     parts = [
@@ -209,7 +230,7 @@ def render_html(matrix: CoverageMatrix, *, title: str = "Spec coverage") -> str:
     parts.append(_grid(matrix))
     parts.append(_gaps(matrix))
     parts.append(_scenario_list(matrix))
-    parts.append(f"<script>{_JS}</script></body></html>")
+    parts.append(f"<script>{_script(matrix.several_providers)}</script></body></html>")
     return "\n".join(parts) + "\n"
 
 
@@ -231,23 +252,27 @@ def _filters(matrix: CoverageMatrix) -> str:
     ]
     if matrix.several_versions:
         selects.append(_select("version", "Version", matrix.versions))
+    selects.append(_select("mode", "Mode", matrix.modes))
+    if matrix.several_providers:
+        selects.append(_select("provider", "Provider", matrix.providers))
     selects += [
-        _select("mode", "Mode", matrix.modes),
         _select("verdict", "Verdict", CELL_STATUSES, tuple(LABELS[s] for s in CELL_STATUSES)),
     ]
     return ('<form id="filters" class="filters">' + "".join(selects)
             + '<button type="button" id="reset">Reset</button><output id="shown"></output></form>')
 
 
-def _column_attrs(column: Column) -> str:
-    return (f'data-impl="{escape(column.implementation)}" data-version="{escape(column.version)}" '
-            f'data-mode="{escape(column.mode)}"')
+def _column_attrs(column: Column, with_provider: bool) -> str:
+    attrs = (f'data-impl="{escape(column.implementation)}" data-version="{escape(column.version)}" '
+             f'data-mode="{escape(column.mode)}"')
+    return f'{attrs} data-provider="{escape(column.provider)}"' if with_provider else attrs
 
 
 def _grid(matrix: CoverageMatrix) -> str:
+    several = matrix.several_providers
     head = "".join(
-        f'<th class="col" scope="col" {_column_attrs(c)}>{escape(c.implementation)}<br>{escape(c.version)}'
-        f'<span class="mode">{escape(c.mode)}</span></th>'
+        f'<th class="col" scope="col" {_column_attrs(c, several)}>{escape(c.implementation)}<br>{escape(c.version)}'
+        f'<span class="mode">{escape(c.mode)}</span>{_provider_line(c)}</th>'
         for c in matrix.columns
     )
     parts = ['<div class="grid-wrap"><table class="grid" id="grid">',
@@ -259,7 +284,7 @@ def _grid(matrix: CoverageMatrix) -> str:
         for row in rows:
             ids = matrix.row_scenarios(row)
             id_text = escape(", ".join(ids)) if ids else "no scenario"
-            cells = "".join(_cell(matrix.cell(row, c)) for c in matrix.columns)
+            cells = "".join(_cell(matrix.cell(row, c), several) for c in matrix.columns)
             parts.append(f'<tr class="row" id="row-{escape(row.id)}" data-section="{escape(section)}">'
                          f'<th class="rowh" scope="row">{escape(row.name)}<span class="ids">{id_text}</span></th>'
                          f"{cells}</tr>")
@@ -268,11 +293,15 @@ def _grid(matrix: CoverageMatrix) -> str:
     return "".join(parts)
 
 
-def _cell(cell: Cell) -> str:
+def _provider_line(column: Column) -> str:
+    return "" if column.provider == NEUTRAL_PROVIDER else f'<span class="mode">{escape(column.provider)}</span>'
+
+
+def _cell(cell: Cell, with_provider: bool) -> str:
     status = cell.status
     key = escape(f"{cell.row.id}@{cell.column.id}")
     attrs = (f'class="cell {_status_class(status)}" data-status="{status}" data-key="{key}" '
-             f"{_column_attrs(cell.column)}")
+             f"{_column_attrs(cell.column, with_provider)}")
     tip = escape(f"{LABELS[status]} — {cell.row.name} — {cell.column.label}")
     if not cell.runs:
         return f'<td {attrs}><span class="empty" title="{tip}">{_GLYPH[status]}</span></td>'

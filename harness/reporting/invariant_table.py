@@ -4,7 +4,8 @@ The coverage matrix answers "which spec rows does this loop meet"; this table an
 first — does the loop keep the safety rules at all (no duplicated side effect, no orphan, no mutated input, a
 stream that agrees, rejected calls never run, approved calls run once, bounded turns) — separately from the
 spec-specific expectations each scenario adds. Each failing cell lists the scenarios that broke the rule and the
-command that reproduces each.
+command that reproduces each. There is one column per implementation (and version) × provider; a column names its
+provider only when it is not the neutral one, and the wire-only rules get a row only when some run was over a wire.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from html import escape
 
 from harness.reporting.documents import ResultsDocument
 from harness.reporting.markdown import markdown_code, markdown_text
-from harness.results import INVARIANT_CHECKS, ScenarioResult
+from harness.results import INVARIANT_CHECKS, NEUTRAL_PROVIDER, WIRE_CHECKS, ScenarioResult, with_provider
 
 # The rules the table leads with, in the words of the spec's review checklist; the other invariants follow.
 HEADLINE = ("exactly-once", "no-orphans", "inputs-unmutated", "stream-agreement", "rejected-never-runs",
@@ -33,6 +34,7 @@ MEANING = {
     "rejection-call-id": "a rejection carries the call's id",
     "approval-inert": "a replayed decision changes nothing",
     "no-approval-wrappers-to-model": "local approval wrappers never reach the model",
+    "provider-accepts": "every request is one the real provider service accepts (wire runs only)",
 }
 
 
@@ -53,12 +55,15 @@ class Cell:
 
 @dataclass(frozen=True)
 class InvariantTable:
-    implementations: tuple[str, ...]  # "name version"
+    implementations: tuple[str, ...]  # "name version", then the provider unless it is neutral
     cells: dict[tuple[str, str], Cell]  # (rule, implementation) -> cell
+    rules: tuple[str, ...] = RULES  # the rows shown, in order
 
 
 def build_invariant_table(document: ResultsDocument) -> InvariantTable:
     implementations = tuple(sorted({_column(r) for r in document.results}))
+    over_wire = any(r.provider != NEUTRAL_PROVIDER for r in document.results)
+    rules = tuple(rule for rule in RULES if over_wire or rule not in WIRE_CHECKS)
     cells = {(rule, impl): Cell() for rule in RULES for impl in implementations}
     for result in document.results:
         for check in result.checks:
@@ -68,11 +73,12 @@ def build_invariant_table(document: ResultsDocument) -> InvariantTable:
             cell.judged += 1
             if check.verdict == "fail":
                 (cell.known if result.verdict == "xfail" else cell.failing).append(result)
-    return InvariantTable(implementations, cells)
+    return InvariantTable(implementations, cells, rules)
 
 
 def reproduce_command(result: ScenarioResult) -> str:
-    return (f"loop-conformance run --impl {result.implementation} --mode {result.mode} "
+    provider = "" if result.provider == NEUTRAL_PROVIDER else f"--provider {result.provider} "
+    return (f"loop-conformance run --impl {result.implementation} --mode {result.mode} {provider}"
             f"--scenarios {result.path} --no-baseline -v")
 
 
@@ -82,7 +88,7 @@ def render_markdown(table: InvariantTable) -> str:
              "failures break it, – no run applied. Spec-specific expectations are in `coverage.md`.", "",
              "| rule | " + " | ".join(markdown_text(i) for i in table.implementations) + " |",
              "|---|" + "---|" * len(table.implementations)]
-    for rule in RULES:
+    for rule in table.rules:
         marks = [_mark(table.cells[(rule, impl)]) for impl in table.implementations]
         lines.append(f"| {markdown_code(rule)}: {MEANING[rule]} | " + " | ".join(marks) + " |")
     failures = [(rule, impl, cell) for (rule, impl), cell in table.cells.items() if cell.failing or cell.known]
@@ -100,7 +106,7 @@ def render_markdown(table: InvariantTable) -> str:
 def render_html(table: InvariantTable) -> str:
     head = "".join(f"<th>{escape(i)}</th>" for i in table.implementations)
     rows: list[str] = []
-    for rule in RULES:
+    for rule in table.rules:
         cells = "".join(_html_cell(table.cells[(rule, impl)]) for impl in table.implementations)
         rows.append(f"<tr><th><code>{escape(rule)}</code><br><small>{escape(MEANING[rule])}</small></th>{cells}</tr>")
     return ("<!doctype html><html lang=en><meta charset=utf-8><title>Universal invariants by implementation</title>"
@@ -131,5 +137,5 @@ def _mark(cell: Cell) -> str:
 
 
 def _column(result: ScenarioResult) -> str:
-    return f"{result.implementation} {result.version}".strip()
+    return " ".join(part for part in with_provider([result.implementation, result.version], result.provider) if part)
 

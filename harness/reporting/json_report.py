@@ -1,4 +1,5 @@
-"""The machine-readable results file: ``{"results": [...]}`` with one entry per scenario × implementation × mode."""
+"""The machine-readable results file: ``{"results": [...]}`` with one entry per scenario × implementation × mode ×
+provider."""
 
 from __future__ import annotations
 

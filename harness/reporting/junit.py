@@ -1,7 +1,9 @@
-"""Results as JUnit XML: one testcase per scenario × implementation × mode (× version), spec rows as properties.
+"""Results as JUnit XML: one testcase per scenario × implementation × mode (× version, × provider), spec rows as
+properties.
 
 CI systems show JUnit natively, so each run becomes a testcase named like the pytest items
-(``normal.single-call[reference-streaming]``) and carries its spec rows as ``spec_row`` properties, as the pytest
+(``normal.single-call[reference-streaming]``, ``normal.single-call[agent_framework-streaming-openai-chat]`` over a
+provider's wire) and carries its spec rows as ``spec_row`` properties, as the pytest
 plugin does. Known failures and n/a runs are ``<skipped>`` (with their reason) so they neither fail the CI view
 nor disappear. A separate ``coverage`` testsuite carries the gap analysis and the filtered flag as properties,
 since JUnit has no other place for facts about the run as a whole.
@@ -15,7 +17,7 @@ import xml.etree.ElementTree as ET
 from harness.reporting.coverage import Column, CoverageMatrix
 from harness.reporting.text import check_diff
 from harness.reporting.wording import FILTERED_BANNER, GAP_TITLES, check_line, display_path, headline, problem_checks
-from harness.results import ScenarioResult
+from harness.results import ScenarioResult, with_provider
 from harness.scenario.spec_rows import uncovered_text
 
 # XML 1.0 forbids most control characters even when escaped; check messages can carry them (e.g. ANSI colours
@@ -34,12 +36,13 @@ def render_junit(matrix: CoverageMatrix) -> str:
     root = ET.Element("testsuites", name="loop-conformance")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for column in matrix.columns:
-        column_runs = [r for r in runs if Column(r.implementation, r.version, r.mode) == column]
+        column_runs = [r for r in runs if Column.of(r) == column]
         suite = ET.SubElement(root, "testsuite", name=column.label)
         counts = {"tests": len(column_runs), "failures": 0, "errors": 0, "skipped": 0}
         props = ET.SubElement(suite, "properties")
         for name, value in (("implementation", column.implementation), ("version", column.version),
-                            ("mode", column.mode), ("filtered", str(matrix.filtered).lower())):
+                            ("mode", column.mode), ("provider", column.provider),
+                            ("filtered", str(matrix.filtered).lower())):
             ET.SubElement(props, "property", name=name, value=_text(value))
         for run in column_runs:
             outcome = _testcase(suite, run, with_version=with_version, known_rows=known_rows)
@@ -58,7 +61,7 @@ def render_junit(matrix: CoverageMatrix) -> str:
 
 def _testcase(suite: ET.Element, run: ScenarioResult, *, with_version: bool, known_rows: set[str]) -> str:
     """Adds the run's testcase; returns which counter it bumps (failures, errors, skipped) or ''."""
-    params = [run.implementation, *([run.version] if with_version else []), run.mode]
+    params = with_provider([run.implementation, *([run.version] if with_version else []), run.mode], run.provider)
     case = ET.SubElement(suite, "testcase", classname=_text(run.section or "scenarios"),
                          name=_text(f"{run.scenario}[{'-'.join(params)}]"), time="0")
     if run.path:
@@ -70,7 +73,8 @@ def _testcase(suite: ET.Element, run: ScenarioResult, *, with_version: bool, kno
         ET.SubElement(props, "property", name="spec_row" if row in known_rows else "spec_row_unknown",
                       value=_text(row))
     for name, value in (("scenario", run.scenario), ("implementation", run.implementation),
-                        ("version", run.version), ("mode", run.mode), ("verdict", run.verdict)):
+                        ("version", run.version), ("mode", run.mode), ("provider", run.provider),
+                        ("verdict", run.verdict)):
         ET.SubElement(props, "property", name=name, value=_text(value))
     problems = problem_checks(run)
     body = "\n".join(_check_text(check_line(c), c.details, tuple(check_diff(c))) for c in problems)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from harness.reporting.coverage import CELL_STATUSES, LABELS, Column, CoverageMatrix
+from harness.reporting.coverage import CELL_STATUSES, LABELS, Column, CoverageMatrix, run_label
 from harness.reporting.wording import (
     FILTERED_BANNER,
     GAP_TITLES,
@@ -22,7 +22,7 @@ from harness.reporting.wording import (
     one_line,
     problem_checks,
 )
-from harness.results import CheckResult
+from harness.results import NEUTRAL_PROVIDER, CheckResult
 from harness.scenario.spec_rows import uncovered_text
 
 _LONG = 300  # characters of a message or reason kept inline; the HTML and JSON reports carry the full text
@@ -80,7 +80,8 @@ def render_markdown(matrix: CoverageMatrix, *, heading_level: int = 1, title: st
 
 
 def _column_header(column: Column) -> str:
-    return f"{markdown_text(column.implementation)} {markdown_text(column.version)}<br>{markdown_text(column.mode)}"
+    header = f"{markdown_text(column.implementation)} {markdown_text(column.version)}<br>{markdown_text(column.mode)}"
+    return header if column.provider == NEUTRAL_PROVIDER else f"{header}<br>{markdown_text(column.provider)}"
 
 
 def _anchor(scenario: str) -> str:
@@ -129,7 +130,7 @@ def _failures(matrix: CoverageMatrix, h: str) -> list[str]:
         if run.verdict not in ("fail", "error", "xfail"):
             continue
         items.append(f"- {SYMBOLS[run.verdict]} {_link(run.scenario)} — "
-                     + markdown_text(f"{run.implementation} {run.version} {run.mode}"))
+                     + markdown_text(run_label(run.implementation, run.version, run.mode, run.provider)))
         if run.reason:
             items.append(f"  - reason: {_short(run.reason)}")
         items += [f"  - {_check_item(check)}" for check in problem_checks(run)]
@@ -148,7 +149,7 @@ def _not_applicable(matrix: CoverageMatrix, h: str) -> list[str]:
     grouped: dict[tuple[str, str], list[str]] = {}
     for run in matrix.runs():
         if run.verdict == "n/a":
-            where = f"{run.implementation} {run.version} {run.mode}"
+            where = run_label(run.implementation, run.version, run.mode, run.provider)
             grouped.setdefault((run.scenario, run.reason.strip() or "(no reason given)"), []).append(where)
     items = [f"- {_link(s)} — {markdown_text(', '.join(where))}: {_short(reason)}"
              for (s, reason), where in sorted(grouped.items())]

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Column
 
+from harness.reporting.text import run_where
 from harness.results import VERDICTS, ScenarioResult
 
 PLAIN_LINES = 10  # plain progress lines per run, about; one every tenth of the total
@@ -66,7 +67,8 @@ class RunProgress:
             return
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, advance=1, verdicts=self.counts(),
-                             description=f"{result.scenario} [{result.implementation}, {result.mode}]")
+                             description=f"{result.scenario} "
+                                         f"[{run_where(result.implementation, result.mode, result.provider)}]")
         elif not self.live and self.done >= self._next_line:
             self._print_line()
             self._plan_next_line()

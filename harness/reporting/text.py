@@ -10,7 +10,7 @@ import difflib
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from harness.results import VERDICTS, CheckResult, ScenarioResult
+from harness.results import VERDICTS, CheckResult, ScenarioResult, with_provider
 
 MAX_PROBLEMS = 10  # individual problems listed per check
 MAX_DIFF_LINES = 40  # lines of a check's (folded) diff
@@ -25,7 +25,8 @@ def render_failure(result: ScenarioResult, *, verbose: bool = False, verbose_fla
     Without `verbose` every list is cut after its first items and the whole text after `MAX_LINES` lines, each cut
     saying how much it left out and that `verbose_flag` (the option that sets `verbose`) shows it.
     """
-    head = f"{result.verdict.upper()} {result.scenario} [{result.implementation}, {result.mode}]"
+    where = run_where(result.implementation, result.mode, result.provider)
+    head = f"{result.verdict.upper()} {result.scenario} [{where}]"
     lines = [head, f"  scenario: {result.path}:{result.line}"]
     if result.reason:
         lines.append(f"  reason: {result.reason}")
@@ -41,6 +42,11 @@ def render_failure(result: ScenarioResult, *, verbose: bool = False, verbose_fla
         return "\n".join(lines)
     lines = [_clip(line, verbose_flag) for line in lines]
     return "\n".join(_capped(lines, MAX_LINES, "line(s) of this failure", verbose_flag, indent="  "))
+
+
+def run_where(implementation: str, mode: str, provider: str) -> str:
+    """``implementation, mode``, then the provider unless it is neutral: how the console names a run."""
+    return ", ".join(with_provider([implementation, mode], provider))
 
 
 def check_diff(check: CheckResult) -> list[str]:

@@ -1,5 +1,7 @@
 """The version matrix: spec row × release × mode, from one results file per release, one table per implementation
-(the variants of one framework — a caller with a session, a stateless caller — each get theirs)."""
+(the variants of one framework — a caller with a session, a stateless caller — each get theirs) and provider: a
+table of runs over a provider's wire is named ``implementation provider``, one of neutral runs by the implementation
+alone."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import Any, cast
 
 from harness.reporting.baseline import release_key
 from harness.reporting.documents import load_results_document
-from harness.results import Verdict
+from harness.results import NEUTRAL_PROVIDER, Verdict, with_provider
 from harness.scenario.spec_rows import SPEC_ROWS, SpecRow
 
 # Worst first: a cell shows the worst verdict among the scenarios covering its row.
@@ -31,13 +33,16 @@ ByVersion = dict[str, list[dict[str, Any]]]
 
 
 def load_results(paths: Sequence[Path]) -> dict[str, ByVersion]:
-    """Results by implementation, then by its version; each file is a `loop-conformance run --json` document."""
+    """Results by implementation (with its provider unless neutral), then by its version; each file is a
+    `loop-conformance run --json` document."""
     by_implementation: dict[str, ByVersion] = {}
     for path in paths:
         load_results_document(path)  # a located error for a file that is not a results document
         document = cast(dict[str, Any], json.loads(path.read_text(encoding="utf-8")))
         for result in cast(list[dict[str, Any]], document["results"]):
-            versions = by_implementation.setdefault(str(result["implementation"]), {})
+            provider = str(result.get("provider") or NEUTRAL_PROVIDER)
+            table = " ".join(with_provider([str(result["implementation"])], provider))
+            versions = by_implementation.setdefault(table, {})
             versions.setdefault(str(result["version"]), []).append(result)
     return {implementation: dict(sorted(versions.items(), key=lambda item: release_key(item[0])))
             for implementation, versions in sorted(by_implementation.items())}

@@ -1,8 +1,9 @@
 """Running scenarios in worker processes, each run under a hard wall-clock limit enforced from outside.
 
 A loop that spins the CPU, blocks in `time.sleep`, swallows cancellation or calls `sys.exit` cannot be stopped from
-inside its own process. Here every scenario × implementation × mode runs in a pooled worker; when a run overruns,
-its worker is killed and replaced, the run gets an `error` verdict with how far it got, and the rest goes on.
+inside its own process. Here every scenario × implementation × mode × provider runs in a pooled worker; when a run
+overruns, its worker is killed and replaced, the run gets an `error` verdict with how far it got, and the rest goes
+on.
 Results come back in job order, so the same suite gives the same results whatever the number of workers.
 """
 
@@ -21,7 +22,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, cast
 
-from harness.contract import Mode
+from harness.contract import Dialect, Mode
 from harness.results import CheckResult, ScenarioResult
 from harness.run.runner import TURN_TIMEOUT_SECONDS
 from harness.run.worker import Crashed, ProbeJob, ProbeOutcome, RunJob
@@ -211,6 +212,7 @@ class RunRequest:
     scenario: Scenario
     implementation: str
     mode: Mode
+    dialect: Dialect = "neutral"
 
 
 def run_requests(pool: WorkerPool, requests: Sequence[RunRequest],
@@ -221,8 +223,8 @@ def run_requests(pool: WorkerPool, requests: Sequence[RunRequest],
 
     `identities` maps an implementation reference to the (name, version) its adapter reports, for the results
     of runs that never reported back."""
-    jobs = [RunJob(i, r.implementation, str(r.scenario.path), r.mode, min(turn_timeout, pool.run_timeout))
-            for i, r in enumerate(requests)]
+    jobs = [RunJob(i, r.implementation, str(r.scenario.path), r.mode, min(turn_timeout, pool.run_timeout),
+                   r.dialect) for i, r in enumerate(requests)]
 
     def result_of(index: int, outcome: Outcome) -> ScenarioResult:
         request = requests[index]
@@ -257,7 +259,8 @@ def base_result(request: RunRequest, version: str) -> ScenarioResult:
     scenario = request.scenario
     return ScenarioResult(scenario.id, scenario.spec.title, tuple(scenario.spec.spec), scenario.section,
                           request.implementation, version, request.mode, "error", path=str(scenario.path),
-                          line=scenario.line, turn_lines=tuple(turn.line for turn in scenario.turns))
+                          line=scenario.line, turn_lines=tuple(turn.line for turn in scenario.turns),
+                          provider=request.dialect)
 
 
 def broken_adapter_result(request: RunRequest, reason: str) -> ScenarioResult:

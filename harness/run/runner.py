@@ -1,4 +1,4 @@
-"""Running one scenario against one implementation in one mode, and judging it."""
+"""Running one scenario against one implementation in one mode over one provider, and judging it."""
 
 from __future__ import annotations
 
@@ -15,23 +15,26 @@ from fakes.provider import ScriptedProvider
 from fakes.tools import ScriptedToolbox
 from harness.checks.expectations import check_turn
 from harness.checks.invariants import INVARIANTS
+from harness.checks.wire import check_provider_accepts, check_wire
 from harness.contents import JSON, Message, Response, Update
 from harness.contract import (
     ApprovalPolicy,
     CallerView,
     Conversation,
     ConversationSetup,
+    Dialect,
     LoopAdapter,
     Mode,
     RaisedError,
     TurnInput,
+    WireEndpoint,
 )
 from harness.records import RunRecord, RunSubject, TurnRecord
 from harness.results import CheckResult, ScenarioResult, Verdict, overall
 from harness.run.inputs import TurnInputError, build_input
 from harness.scenario.model import Scenario, Turn
 from harness.scenario.schema import SessionChangesSpec
-from harness.script import ModelRequest, ToolExecution
+from harness.script import Exchange, ModelRequest, ToolExecution
 from harness.transcript import messages_form
 
 # Ids an implementation generates at random (uuid4 hex, with or without dashes) differ on every run; they are
@@ -41,6 +44,14 @@ TURN_TIMEOUT_SECONDS = 30.0
 # Marks a crash that is the adapter's breach of the contract (a wrong return type, an escaped cancellation): the
 # run is an `error`, not a verdict on the loop.
 CONTRACT_BROKEN = "adapter contract broken: "  # a safety net for hanging loops, never an assertion on speed
+
+
+class ProviderNotInstalledError(Exception):
+    """The optional dependency of the dialect a run asks for is missing: the run is n/a, never a pass."""
+
+
+class WireEndpointError(Exception):
+    """The wire endpoint of a dialect could not be built for another reason: a harness problem, not the loop's."""
 
 
 @dataclass(frozen=True)
@@ -53,8 +64,13 @@ class RunObserver:
 
 
 async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
-                  turn_timeout: float = TURN_TIMEOUT_SECONDS, observer: RunObserver | None = None) -> RunRecord:
-    """Drive every turn of `scenario` through `adapter` and record what happened."""
+                  turn_timeout: float = TURN_TIMEOUT_SECONDS, observer: RunObserver | None = None,
+                  dialect: Dialect = "neutral") -> RunRecord:
+    """Drive every turn of `scenario` through `adapter` and record what happened.
+
+    Unless `dialect` is neutral, the adapter reaches the scripted provider through that dialect's wire endpoint;
+    raises `ProviderNotInstalledError` when the dialect's optional dependency is missing and `WireEndpointError`
+    when the endpoint cannot be built otherwise, before the adapter is opened."""
     observer = observer or RunObserver()
     toolbox = ScriptedToolbox(scenario.tools, observer.on_execution)
     ran_before: list[int] = []  # per model request: executions recorded so far in the run, in call order
@@ -68,13 +84,21 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
     stores = any(step.response.conversation_id is not None for turn in scenario.turns for step in turn.steps)
     rules = ScriptedApprovalRules(scenario.approval_rules)
     policy = ApprovalPolicy(rules.rules) if scenario.spec.approval_policy is not None else None
+    wire = None if dialect == "neutral" else wire_endpoint(dialect, provider)
     setup = ConversationSetup(scenario.id, mode, scenario.config, provider, toolbox, scenario.spec.session,
                               scenario.spec.tool_choice, stores, policy, scenario.context,
                               scenario.spec.history_provider.id if scenario.spec.history_provider else None,
+                              dialect=dialect, wire=wire,
                               compaction=scenario.spec.compaction.keep_last_groups if scenario.spec.compaction
                               else None)
-    record = RunRecord(subject(scenario), adapter.name, mode)
-    conversation = adapter.open(setup)
+    record = RunRecord(subject(scenario), adapter.name, mode, dialect=dialect)
+    try:
+        conversation = adapter.open(setup)
+    except ImportError as error:
+        if wire is None:
+            raise
+        # The adapter's client for this provider is an optional dependency too.
+        raise ProviderNotInstalledError(f"{dialect} provider not installed: {error}") from error
     try:
         for turn in scenario.turns:
             try:
@@ -97,6 +121,7 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
                 replays_history=not isinstance(turn.spec.input, str) and any(i.history for i in turn.spec.input),
                 ran_before_requests=tuple(n - executions_before for n in ran_before[requests_before:]),
                 rules_asked=tuple(rules.asked[asked_before:]),
+                exchanges=_exchanges(wire, turn.index),
             ))
             if crash is not None:
                 break
@@ -105,6 +130,37 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
     if closing is not None:
         record.close_problem = closing
     return record
+
+
+def _exchanges(wire: WireEndpoint | None, turn: int) -> tuple[Exchange, ...]:
+    recorded = cast(list[Exchange], getattr(wire, "exchanges", []))
+    return tuple(e for e in recorded if e.turn == turn)
+
+
+def unexpressible(scenario: Scenario, dialect: Dialect) -> str | None:
+    """Why `scenario` cannot be played over `dialect`'s wire format at all, if it cannot (None when the dialect is
+    not installed: the run then says so itself)."""
+    try:
+        from fakes.wire import wire_dialect
+
+        codec = wire_dialect(dialect)
+    except ImportError:
+        return None
+    judge_expressible = getattr(codec, "unexpressible", None)
+    return None if judge_expressible is None else cast(str | None, judge_expressible(scenario))
+
+
+def wire_endpoint(dialect: Dialect, provider: ScriptedProvider) -> WireEndpoint:
+    """The endpoint serving `provider`'s script in `dialect`'s wire format, from `fakes.wire`, imported only when a
+    run asks for a wire, so that neutral runs never need the dialects' optional dependencies."""
+    try:
+        from fakes.wire import make_wire_endpoint
+
+        return make_wire_endpoint(dialect, provider)
+    except ImportError as error:
+        raise ProviderNotInstalledError(f"{dialect} provider not installed: {error}") from error
+    except Exception as error:  # noqa: BLE001 - reported as the harness's problem, with what it was
+        raise WireEndpointError(f"the {dialect} wire endpoint could not be built: {_one_line(error)}") from error
 
 
 async def _run_turn(conversation: Conversation, turn: TurnInput, timeout: float) -> tuple[CallerView, str | None]:
@@ -169,11 +225,13 @@ def judge(scenario: Scenario, record: RunRecord) -> list[CheckResult]:
     checks: list[CheckResult] = [_completion(record), _script(record)]
     for invariant in INVARIANTS:
         checks.extend(invariant(record))
+    checks.extend(check_provider_accepts(record))
     tool_names = [tool.name for tool in scenario.tools]
     for turn in record.turns:
         if turn.crash is None:
             spec = scenario.turns[turn.index].spec.expect
             checks.extend(check_turn(spec, turn, tool_names, record.mode == "streaming"))
+            checks.extend(check_wire(spec.wire or [], turn, record.dialect))
     return checks
 
 
@@ -205,14 +263,15 @@ def _script(record: RunRecord) -> CheckResult:
 
 async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
                        turn_timeout: float = TURN_TIMEOUT_SECONDS,
-                       observer: RunObserver | None = None) -> ScenarioResult:
-    """Run and judge one scenario × implementation × mode. Never raises for the loop's misbehaviour.
+                       observer: RunObserver | None = None, dialect: Dialect = "neutral") -> ScenarioResult:
+    """Run and judge one scenario × implementation × mode × provider. Never raises for the loop's misbehaviour.
 
     `turn_timeout` bounds each turn and `close()` for loops that hang while awaiting; a loop that never awaits
-    can only be stopped from outside the process (`harness.run.isolation`)."""
+    can only be stopped from outside the process (`harness.run.isolation`). A `dialect` whose optional dependency
+    is missing makes the run n/a."""
     base = ScenarioResult(scenario.id, scenario.spec.title, tuple(scenario.spec.spec), scenario.section,
                           adapter.name, adapter.version, mode, "pass", path=str(scenario.path), line=scenario.line,
-                          turn_lines=tuple(turn.line for turn in scenario.turns))
+                          turn_lines=tuple(turn.line for turn in scenario.turns), provider=dialect)
     if scenario.spec.not_observable is not None:
         return replace(base, verdict="n/a", reason=f"not observable from outside: {scenario.spec.not_observable}")
     missing = sorted(set(scenario.spec.requires) - set(adapter.capabilities))
@@ -221,12 +280,24 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
     if mode not in scenario.modes():
         reason = scenario.spec.modes.reason if scenario.spec.modes else ""
         return replace(base, verdict="n/a", reason=f"scenario runs only in {scenario.modes()[0]} mode: {reason}")
+    providers = scenario.spec.providers
+    if providers is not None and dialect not in providers.only:
+        return replace(base, verdict="n/a",
+                       reason=f"scenario runs only over {', '.join(providers.only)}: {providers.reason}")
+    if dialect != "neutral" and (why := unexpressible(scenario, dialect)) is not None:
+        return replace(base, verdict="n/a", reason=f"not expressible over {dialect}: {why}")
     try:
-        record = await execute(scenario, adapter, mode, turn_timeout, observer)
+        record = await execute(scenario, adapter, mode, turn_timeout, observer, dialect)
         if mode == "streaming" and "non-streaming" in scenario.modes():
-            record.shadow = await execute(scenario, adapter, "non-streaming", turn_timeout)
+            record.shadow = await execute(scenario, adapter, "non-streaming", turn_timeout, dialect=dialect)
+    except ProviderNotInstalledError as absent:
+        return replace(base, verdict="n/a", reason=str(absent))
+    except WireEndpointError as broken:
+        check = CheckResult("completes", "error", f"{broken} (a harness problem, not the loop's)",
+                            actual=_traceback_text(broken.__cause__ or broken))
+        return replace(base, verdict="error", reason=str(broken), checks=(check,))
     except (Exception, asyncio.CancelledError) as error:  # noqa: BLE001 - a crash in open() is a verdict too
-        detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        detail = _traceback_text(error)
         verdict: Verdict = "error" if isinstance(error, asyncio.CancelledError) else "fail"
         check = CheckResult("completes", verdict, f"the adapter raised: {type(error).__name__}: {error}",
                             actual=detail)
@@ -234,7 +305,7 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
     try:
         checks = judge(scenario, record)
     except Exception as error:  # noqa: BLE001 - a harness bug on one run must not end the whole run
-        detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        detail = _traceback_text(error)
         check = CheckResult("judging", "error", f"a check crashed (a harness bug): {type(error).__name__}: {error}",
                             actual=detail)
         return replace(base, verdict="error", reason="a check crashed", checks=(check,))
@@ -243,6 +314,10 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
                        for t in record.turns)
     return replace(base, verdict=overall(checks), checks=tuple(_masked_check(c) for c in checks), log=logs,
                    transcript=transcript)
+
+
+def _traceback_text(error: BaseException) -> str:
+    return "".join(traceback.format_exception(type(error), error, error.__traceback__))
 
 
 def _mask(text: str) -> str:

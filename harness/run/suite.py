@@ -1,4 +1,8 @@
-"""Running a whole suite: every scenario × implementation × mode, each run independent of the others."""
+"""Running a whole suite: every scenario × implementation × mode × provider, each run independent of the others.
+
+An implementation runs over every provider it declares (`harness.contract.adapter_dialects`: neutral, then any wire
+dialect), narrowed to the providers asked for when some are.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.bundled import BUNDLED_SCENARIOS as BUNDLED_SCENARIOS
-from harness.contract import MODES, LoopAdapter, Mode
+from harness.contract import MODES, Dialect, LoopAdapter, Mode, adapter_dialects
 from harness.errors import ScenarioFileError
 from harness.reporting.baseline import KnownFailure, apply_baseline
 from harness.results import CheckResult, ScenarioResult
@@ -37,41 +41,56 @@ def load_all(paths: Iterable[Path]) -> tuple[list[Scenario], list[ScenarioFileEr
     return load_many(paths)
 
 
+def selected_dialects(declared: Sequence[Dialect], providers: Sequence[Dialect] | None) -> tuple[Dialect, ...]:
+    """The providers an implementation runs over: those it declares, narrowed to `providers` when given."""
+    return tuple(d for d in declared if providers is None or d in providers)
+
+
 def run_suite(adapters: Sequence[LoopAdapter], paths: Sequence[Path] = (BUNDLED_SCENARIOS,),
-              modes: Sequence[Mode] = MODES, known_failures: Sequence[KnownFailure] = ()) -> SuiteRun:
+              modes: Sequence[Mode] = MODES, known_failures: Sequence[KnownFailure] = (),
+              providers: Sequence[Dialect] | None = None) -> SuiteRun:
+    """Every scenario × adapter × provider × mode in this process (no hard limit: for trusted loops and tests)."""
     scenarios, errors = load_all(paths)
     run = SuiteRun(file_errors=errors)
+    over = {id(a): selected_dialects(adapter_dialects(a), providers) for a in adapters}
     for scenario in scenarios:
         for adapter in adapters:
-            for mode in modes:
-                result = asyncio.run(run_scenario(scenario, adapter, mode))
-                run.results.append(apply_baseline(result, known_failures))
+            for dialect in over[id(adapter)]:
+                for mode in modes:
+                    result = asyncio.run(run_scenario(scenario, adapter, mode, dialect=dialect))
+                    run.results.append(apply_baseline(result, known_failures))
     for error in errors:
         for adapter in adapters:
-            for mode in modes:
-                run.results.append(_file_error_result(error, adapter.name, adapter.version, mode))
+            for dialect in over[id(adapter)]:
+                for mode in modes:
+                    run.results.append(_file_error_result(error, adapter.name, adapter.version, mode, dialect))
     return run
 
 
-def _file_error_result(error: ScenarioFileError, implementation: str, version: str, mode: Mode) -> ScenarioResult:
+def _file_error_result(error: ScenarioFileError, implementation: str, version: str, mode: Mode,
+                       dialect: Dialect) -> ScenarioResult:
     first = error.problems[0]
     check = CheckResult("scenario-file", "error", error.render())
     return ScenarioResult(str(error.path), "", (), error.path.parent.name, implementation, version, mode,
-                          "error", (check,), str(error.path), first.line, reason="malformed scenario file")
+                          "error", (check,), str(error.path), first.line, reason="malformed scenario file",
+                          provider=dialect)
 
 
 def run_isolated_suite(implementations: Sequence[str], paths: Sequence[Path] = (BUNDLED_SCENARIOS,),
                        modes: Sequence[Mode] = MODES, known_failures: Sequence[KnownFailure] = (), *,
+                       providers: Sequence[Dialect] | None = None,
                        jobs: int | None = None, run_timeout: float = RUN_TIMEOUT_SECONDS,
                        turn_timeout: float = TURN_TIMEOUT_SECONDS,
                        on_result: Callable[[ScenarioResult], None] | None = None,
                        on_total: Callable[[int], None] | None = None) -> IsolatedSuiteRun:
-    """Every scenario × implementation × mode in worker processes, each under a hard `run_timeout`.
+    """Every scenario × implementation × provider × mode in worker processes, each under a hard `run_timeout`.
 
     Implementations are named (registered names or ``module:factory``) and built inside the workers, so a broken
-    adapter, a hanging loop or a crashing one costs only its own runs. Results are in the same order, with the
-    same content, whatever `jobs` is. `on_total` is told how many results to expect once the implementations are
-    probed, and `on_result` is told of each as it is decided.
+    adapter, a hanging loop or a crashing one costs only its own runs. Each runs over the providers its adapter
+    declares, narrowed to `providers` when given (an asked provider it does not declare is noted in
+    `IsolatedSuiteRun.unsupported`). Results are in the same order, with the same content, whatever `jobs` is.
+    `on_total` is told how many results to expect once the implementations are probed, and `on_result` is told of
+    each as it is decided.
     """
     scenarios, errors = load_all(paths)
     run = IsolatedSuiteRun(file_errors=errors)
@@ -80,12 +99,16 @@ def run_isolated_suite(implementations: Sequence[str], paths: Sequence[Path] = (
         run.unavailable = [f"{p.implementation}: {p.unavailable}" for p in probed if p.unavailable is not None]
         present = [p for p in probed if p.unavailable is None]
         identities = {p.implementation: (p.name or p.implementation, p.version) for p in present}
-        requests = [RunRequest(scenario, p.implementation, mode)
-                    for scenario in scenarios for p in present for mode in modes]
+        over = {p.implementation: selected_dialects(p.dialects, providers) for p in present}
+        run.unsupported = [f"{p.implementation} does not run over the {d} provider" for p in present
+                           if p.broken is None for d in (providers or ()) if d not in p.dialects]
+        requests = [RunRequest(scenario, p.implementation, mode, dialect)
+                    for scenario in scenarios for p in present for dialect in over[p.implementation]
+                    for mode in modes]
         broken = {p.implementation: p.broken for p in present if p.broken is not None}
         runnable = [r for r in requests if r.implementation not in broken]
         if on_total is not None:
-            on_total(len(requests) + len(errors) * len(present) * len(modes))
+            on_total(len(requests) + len(errors) * len(modes) * sum(len(d) for d in over.values()))
 
         def judged(result: ScenarioResult) -> ScenarioResult:
             return apply_baseline(result, known_failures)
@@ -105,13 +128,15 @@ def run_isolated_suite(implementations: Sequence[str], paths: Sequence[Path] = (
             run.results.append(judged(next(finished)))
     for error in errors:
         for p in present:
-            for mode in modes:
-                result = _file_error_result(error, *identities[p.implementation], mode)
-                notify(result)
-                run.results.append(result)
+            for dialect in over[p.implementation]:
+                for mode in modes:
+                    result = _file_error_result(error, *identities[p.implementation], mode, dialect)
+                    notify(result)
+                    run.results.append(result)
     return run
 
 
 @dataclass
 class IsolatedSuiteRun(SuiteRun):
     unavailable: list[str] = field(default_factory=lambda: [])  # implementations whose extra is not installed
+    unsupported: list[str] = field(default_factory=lambda: [])  # asked providers an implementation does not declare

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from harness.contract import LoopAdapter, Mode
+from harness.contract import Dialect, LoopAdapter, Mode, adapter_dialects
 from harness.results import ScenarioResult
 from harness.run.registry import load_adapter
 from harness.run.runner import RunObserver, run_scenario
@@ -44,6 +44,7 @@ class RunJob:
     scenario_path: str
     mode: Mode
     turn_timeout: float
+    dialect: Dialect = "neutral"
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class ProbeOutcome:
     implementation: str
     version: str = ""
     name: str = ""  # the adapter's own name, which results carry
+    dialects: tuple[Dialect, ...] = ("neutral",)  # the providers it runs over, neutral first
     unavailable: str | None = None  # the extra is not installed (ImportError)
     broken: str | None = None  # the factory failed otherwise
 
@@ -97,8 +99,13 @@ def _probe(job: ProbeJob, adapters: dict[str, LoopAdapter]) -> ProbeOutcome:
         return ProbeOutcome(job.implementation, unavailable=f"not available ({error})")
     except BaseException as error:  # noqa: BLE001 - sys.exit and KeyboardInterrupt in a factory are its fault too
         return ProbeOutcome(job.implementation, broken=f"its factory raised {_one_line(error)}")
+    try:
+        dialects = adapter_dialects(adapter)
+    except Exception as error:  # noqa: BLE001 - a `dialects` that is no set of names breaks this adapter only
+        return ProbeOutcome(job.implementation, broken=f"its dialects could not be read: {_one_line(error)}")
     adapters[job.implementation] = adapter
-    return ProbeOutcome(job.implementation, version=str(adapter.version), name=str(adapter.name))
+    return ProbeOutcome(job.implementation, version=str(adapter.version), name=str(adapter.name),
+                        dialects=dialects)
 
 
 def _run(job: RunJob, connection: Connection, adapters: dict[str, LoopAdapter],
@@ -119,7 +126,8 @@ def _run(job: RunJob, connection: Connection, adapters: dict[str, LoopAdapter],
         connection.send(("execution", job.index, execution.turn, f"{execution.tool}({arguments})"))
 
     observer = RunObserver(on_request, on_execution)
-    return asyncio.run(run_scenario(scenario, adapter, job.mode, turn_timeout=job.turn_timeout, observer=observer))
+    return asyncio.run(run_scenario(scenario, adapter, job.mode, turn_timeout=job.turn_timeout, observer=observer,
+                                    dialect=job.dialect))
 
 
 def _one_line(error: BaseException) -> str:

@@ -20,15 +20,16 @@ def check(check_id: str, verdict: str = "pass", message: str = "", turn: int | N
 
 def run(scenario: str, rows: list[str], *, impl: str = "reference", mode: str = "non-streaming",
         verdict: str = "pass", version: str = "0.1.0", checks: list[dict[str, Any]] | None = None,
-        reason: str = "", section: str = "normal") -> dict[str, Any]:
-    """One result entry shaped like `loop-conformance run --json` writes it."""
+        reason: str = "", section: str = "normal", provider: str | None = None) -> dict[str, Any]:
+    """One result entry shaped like `loop-conformance run --json` writes it (without a provider, as files written
+    before providers existed are, unless one is given)."""
     if checks is None:
         checks = [] if verdict == "n/a" else [check("completes"), check("exactly-once")]
     return {
         "scenario": scenario, "title": f"Title of {scenario}", "spec_rows": rows, "section": section,
         "implementation": impl, "version": version, "mode": mode, "verdict": verdict, "reason": reason,
         "path": f"scenarios/{section}/{scenario.split('.')[-1]}.yaml", "line": 1, "log": [], "checks": checks,
-    }
+    } | ({} if provider is None else {"provider": provider})
 
 
 def both_modes(scenario: str, rows: list[str], **kwargs: Any) -> list[dict[str, Any]]:

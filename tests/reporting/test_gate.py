@@ -104,7 +104,7 @@ def test_entries_no_run_reaches_are_neither_stale_nor_failures() -> None:
     assert len(outcome.unexercised) == 2
     assert "Filtered run" in outcome.render()
     assert ("2 baseline entries were not judged (no run in these results reached the check: another "
-            "implementation, mode or release, or an n/a run).") in outcome.render()
+            "implementation, mode, provider or release, or an n/a run).") in outcome.render()
 
 
 def test_every_number_the_gate_prints_says_what_it_counts() -> None:
@@ -122,7 +122,7 @@ def test_every_number_the_gate_prints_says_what_it_counts() -> None:
         "  - normal.string-input · expect.requests · agent_framework streaming: passes on 1.12.0 streaming",
         "2 failing checks are in the baseline (expected failures: they do not fail the gate).",
         "2 baseline entries were not judged (no run in these results reached the check: another implementation, "
-        "mode or release, or an n/a run).",
+        "mode, provider or release, or an n/a run).",
     ]
 
 
@@ -198,8 +198,9 @@ def test_gate_command_prints_both_lists_and_sets_the_exit_code(tmp_path: Path) -
     text = out.getvalue()
     assert "normal.string-input · no-orphans" in text
     assert "normal.string-input · completes · agent_framework non-streaming: passes on 1.12.0 non-streaming" in text
-    assert text.endswith(f"Judged 1 run (scenario × implementation × mode) of {results} against 2 baseline "
-                         f"entries of {baseline} (one entry per scenario, check, implementation and mode).\n")
+    assert text.endswith(f"Judged 1 run (scenario × implementation × mode × provider) of {results} against 2 "
+                         f"baseline entries of {baseline} (one entry per scenario, check, implementation and mode, "
+                         "for one provider or every one).\n")
     err = io.StringIO()
     assert gate_command(tmp_path / "missing.json", baseline, stderr=err) == 2
     assert "missing.json" in err.getvalue()

@@ -162,3 +162,20 @@ def test_a_cell_panel_opens_from_the_hash_and_a_screenshot_renders(tmp_path: Pat
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(data) > 20_000
+
+
+def test_the_provider_filter_narrows_the_columns_in_a_real_browser(tmp_path: Path) -> None:
+    require(CHROMIUM is not None, CHROMIUM_MISSING)
+    wire = [run("normal.single-call", ["Single non-streaming call"], impl="agent_framework", version="1.23.0",
+                mode=mode, provider="openai-chat") for mode in ("non-streaming", "streaming")]
+    page = tmp_path / "coverage.html"
+    page.write_text(render_html(build_coverage(parse_results_document(document(*DOC["results"], wire)),
+                                               SPEC_ROWS)), encoding="utf-8")
+    everything = _dump_dom(tmp_path, page)
+    assert everything.shown.get("data-columns") == str(COLUMNS + 2)
+    dom = _dump_dom(tmp_path, page, "provider=openai-chat")
+    visible = [c for c in dom.cells if "hidden" not in c]
+    assert {c.get("data-provider") for c in visible} == {"openai-chat"}
+    assert dom.shown.get("data-columns") == "2"
+    neutral = _dump_dom(tmp_path, page, "provider=neutral&impl=agent_framework")
+    assert neutral.shown.get("data-columns") == "2"

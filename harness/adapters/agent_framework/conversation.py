@@ -99,10 +99,12 @@ class AgentFrameworkConversation:
             "function_invocation_configuration": invocation_configuration(setup.config),
             "middleware": [TerminateOnRequest()] if needs_middleware else None,
         }
+        # Given per run, not to the client: not every provider client's constructor takes one.
+        self.compaction: Any = None
         if setup.compaction is not None:
             from agent_framework import SlidingWindowStrategy
 
-            client_settings["compaction_strategy"] = SlidingWindowStrategy(keep_last_groups=setup.compaction)
+            self.compaction = SlidingWindowStrategy(keep_last_groups=setup.compaction)
         if setup.dialect != "neutral":
             self.client: Any = wire_client(setup, **client_settings)
         else:
@@ -111,7 +113,8 @@ class AgentFrameworkConversation:
         # A session-managed scenario talks to an agent, whose history provider keeps the conversation; otherwise
         # the caller keeps history and talks to the chat client, still passing a session for approval binding.
         self.agent = Agent(self.client, tools=self._offered(), middleware=approval_middleware(setup.approval_policy),
-                           context_providers=self._providers()) if setup.use_session else None
+                           context_providers=self._providers(), compaction_strategy=self.compaction,
+                           ) if setup.use_session else None
         self.session = self.agent.create_session() if self.agent is not None else AgentSession()
         self._returned: list[Any] = []  # ChatResponse, or AgentResponse in session mode
         # The framework objects this conversation returned or was given, so that a caller replaying history hands
@@ -209,7 +212,8 @@ class AgentFrameworkConversation:
                                   client_kwargs=kwargs or None)
         # Typed for message lists only, yet string input is part of the contract the spec tests.
         get_response: Any = self.client.get_response
-        return get_response(caller_input, stream=stream, options=options, client_kwargs=client_kwargs)
+        return get_response(caller_input, stream=stream, options=options, client_kwargs=client_kwargs,
+                            **({"compaction_strategy": self.compaction} if self.compaction is not None else {}))
 
     async def close(self) -> None:
         return None
