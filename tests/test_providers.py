@@ -112,6 +112,13 @@ def test_the_dialect_crosses_the_worker_boundary(monkeypatch: pytest.MonkeyPatch
     assert suite.unsupported == []
 
 
+def test_a_broken_adapter_is_an_error_over_every_provider_asked_for() -> None:
+    suite = run_isolated_suite(["misbehaving_adapters:factory_raises"], [SCENARIO], ("streaming",),
+                               providers=["neutral", "gemini"], jobs=1)
+    assert [(r.provider, r.verdict) for r in suite.results] == [("neutral", "error"), ("gemini", "error")]
+    assert suite.unsupported == []
+
+
 @pytest.mark.usefixtures("worker_wire")
 def test_run_provider_narrows_labels_and_notes_what_an_implementation_lacks(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

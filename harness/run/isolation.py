@@ -3,8 +3,7 @@
 A loop that spins the CPU, blocks in `time.sleep`, swallows cancellation or calls `sys.exit` cannot be stopped from
 inside its own process. Here every scenario × implementation × mode × provider runs in a pooled worker; when a run
 overruns, its worker is killed and replaced, the run gets an `error` verdict with how far it got, and the rest goes
-on.
-Results come back in job order, so the same suite gives the same results whatever the number of workers.
+on. Results come back in job order, so the same suite gives the same results whatever the number of workers.
 """
 
 from __future__ import annotations

@@ -99,7 +99,9 @@ def run_isolated_suite(implementations: Sequence[str], paths: Sequence[Path] = (
         run.unavailable = [f"{p.implementation}: {p.unavailable}" for p in probed if p.unavailable is not None]
         present = [p for p in probed if p.unavailable is None]
         identities = {p.implementation: (p.name or p.implementation, p.version) for p in present}
-        over = {p.implementation: selected_dialects(p.dialects, providers) for p in present}
+        # A broken adapter's dialects are unknown: it gets its error results wherever it was asked to run.
+        over = {p.implementation: selected_dialects(p.dialects, providers) if p.broken is None
+                else tuple(providers or ("neutral",)) for p in present}
         run.unsupported = [f"{p.implementation} does not run over the {d} provider" for p in present
                            if p.broken is None for d in (providers or ()) if d not in p.dialects]
         requests = [RunRequest(scenario, p.implementation, mode, dialect)
