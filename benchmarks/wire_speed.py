@@ -1,0 +1,55 @@
+"""What the wire path costs: per scenario run, the time over each wire dialect as a ratio to the neutral provider,
+for the same implementation and mode (target: at most 2x, so the wire path can run on every PR).
+
+Only scenarios that run (not n/a) over both the neutral provider and the dialect are timed, in process.
+Figures only — nothing here asserts a speed. Run: `python benchmarks/wire_speed.py [--impl NAME] [--repeat N]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+
+from harness import BUNDLED_SCENARIOS, MODES, run_scenario
+from harness.contract import Dialect, adapter_dialects
+from harness.run.registry import load_adapter
+from harness.run.suite import load_all
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--impl", default="agent_framework", help="implementation (default agent_framework)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed passes (default 3)")
+    args = parser.parse_args()
+    scenarios, _ = load_all([BUNDLED_SCENARIOS])
+    adapter = load_adapter(args.impl)
+    for mode in MODES:
+        runnable: dict[Dialect, list[int]] = {}
+        for dialect in adapter_dialects(adapter):
+            results = [asyncio.run(run_scenario(s, adapter, mode, dialect=dialect)) for s in scenarios]
+            runnable[dialect] = [i for i, r in enumerate(results) if r.verdict != "n/a"]
+        for dialect in adapter_dialects(adapter):
+            if dialect == "neutral":
+                continue
+            shared = sorted(set(runnable["neutral"]) & set(runnable[dialect]))
+            neutral = _seconds([scenarios[i] for i in shared], adapter, mode, "neutral", args.repeat)
+            wire = _seconds([scenarios[i] for i in shared], adapter, mode, dialect, args.repeat)
+            print(f"{adapter.name} {mode:>13} {dialect:>16}: {len(shared):3} scenarios, neutral "
+                  f"{1000 * neutral / max(len(shared), 1):6.2f} ms/run, wire {1000 * wire / max(len(shared), 1):6.2f} "
+                  f"ms/run, ratio {wire / neutral:4.2f}x (median of {args.repeat})")
+
+
+def _seconds(scenarios: list[object], adapter: object, mode: str, dialect: Dialect, repeat: int) -> float:
+    passes: list[float] = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for scenario in scenarios:
+            asyncio.run(run_scenario(scenario, adapter, mode, dialect=dialect))  # type: ignore[arg-type]
+        passes.append(time.perf_counter() - start)
+    return statistics.median(passes)
+
+
+if __name__ == "__main__":
+    main()
