@@ -5,7 +5,8 @@ with the reason it fails. The gate fails when
 
 * a check fails that no entry covers — a regression, or a new scenario that does not pass; and
 * an entry's check now passes in a run it covers — the ratchet: fixed defects must leave the baseline, so the
-  baseline only ever shrinks and cannot hide a later regression of the same check.
+  baseline only ever shrinks and cannot hide a later regression of the same check. An ``intermittent`` entry (a
+  defect that shows on some runs only) is exempt: a run that passes its check says nothing of a fix.
 
 Checks the run already reported as ``xfail`` (it applied a baseline itself) count as failing checks here: the gate
 judges against its own baseline, not against the run's.
@@ -21,6 +22,7 @@ Baseline file (YAML, loaded with ``yaml.safe_load``, unknown keys are errors)::
         versions_until: 1.13.0           # optional, first fixed release (exclusive)
         reason: The bare string is forwarded to the model unconverted, so ...
         reproduction: repro/agent_framework/string_input.py   # optional
+        intermittent: false              # optional; true: fails on some runs only, a pass is not stale
     known_failures:                      # the per-scenario format of harness.reporting.baseline, also accepted
       - {scenario, implementation, checks: [...], modes: [...], versions_from, versions_until, reason, reproduction}
 
@@ -67,6 +69,7 @@ class CheckBaselineEntry(BaseModel):
     versions_until: str | None = Field(default=None, description="First fixed release (exclusive).")
     reason: str = Field(min_length=20, description="Why it fails, in the spec's words.")
     reproduction: str | None = Field(default=None, description="Path of a standalone reproduction.")
+    intermittent: bool = Field(default=False, description="Fails on some runs only; a pass is not stale.")
 
     @model_validator(mode="after")
     def _range_is_not_empty(self) -> Self:
@@ -101,7 +104,8 @@ def expand(known_failures: Iterable[KnownFailure]) -> list[CheckBaselineEntry]:
     return [
         CheckBaselineEntry(scenario=kf.scenario, check=check, implementation=implementation, mode=mode,
                            versions_from=kf.versions_from, versions_until=kf.versions_until,
-                           reason=" ".join(kf.reason.split()), reproduction=kf.reproduction)
+                           reason=" ".join(kf.reason.split()), reproduction=kf.reproduction,
+                           intermittent=kf.intermittent)
         for kf in known_failures for implementation in kf.implementations for mode in kf.modes for check in kf.checks
     ]
 
@@ -244,7 +248,7 @@ def _judge(entry: CheckBaselineEntry, results: Iterable[ScenarioResult]) -> tupl
         if not instances:
             continue
         judged = True
-        if not any(c.verdict in FAILING for c in instances):
+        if not entry.intermittent and not any(c.verdict in FAILING for c in instances):
             passing.append(f"{run.version} {run.mode}".strip())
     return judged, passing
 
