@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import nox
 
 nox.options.sessions = ["tests", "lint", "typing", "conformance"]
@@ -42,12 +40,11 @@ def conformance(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def versions(session: nox.Session) -> None:
-    """Every released agent-framework-core from 1.10.0 on, each in its own environment; writes the version matrix.
+    """Recent releases of each framework, each in its own environment; writes reports/versions/ and the matrix.
 
-    Long and needs the package registry: not part of CI. Pass releases as arguments to run only those.
+    agent-framework-core: every release from 1.10.0; pydantic-ai-slim: every release from 2.60.0; openai-agents: the
+    newest patch of each minor from 0.20. Long and needs the package registry: not part of CI. Arguments go to
+    tools/sweep_versions.py: `-- --framework pydantic-ai-slim` sweeps one framework, releases after it only those.
     """
     session.install("-e", ".")
     session.run("python", "tools/sweep_versions.py", *session.posargs)
-    results = sorted(str(p) for p in Path("reports/versions").glob("*.json") if p.name != "index.json")
-    session.run("loop-conformance", "version-matrix", *results, "--markdown", "reports/version-matrix.md",
-                "--json", "reports/version-matrix.json")

@@ -71,6 +71,7 @@ example:
 MATRIX_EXAMPLES = """\
 example:
   loop-conformance version-matrix results-1.22.0.json results-1.23.0.json \\
+      --package agent_framework=agent-framework-core \\
       --markdown reports/version-matrix.md --json reports/version-matrix.json"""
 
 _FORMAT = argparse.RawDescriptionHelpFormatter  # descriptions and examples keep their line breaks
@@ -150,6 +151,9 @@ def _parser() -> argparse.ArgumentParser:
                     "results file per release.", epilog=MATRIX_EXAMPLES, formatter_class=_FORMAT)
     matrix.add_argument("results", nargs="+", type=Path, metavar="RESULTS",
                         help="results file written by 'run --json', one per release")
+    matrix.add_argument("--package", action="append", default=[], type=_package, metavar="IMPL=PACKAGE",
+                        help="the package whose releases IMPL's results are of, named in its table's heading "
+                             "(repeatable)")
     matrix.add_argument("--markdown", type=Path, required=True, metavar="FILE", help="write the Markdown table here")
     matrix.add_argument("--json", type=Path, required=True, metavar="FILE", help="write the JSON form here")
     commands.add_parser("schema", help="print the JSON Schema of scenario files",
@@ -187,8 +191,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         return diff_command(args.old, args.new)
     if args.command == "version-matrix":
         by_implementation = load_results(args.results)
-        args.markdown.write_text(render_markdown(by_implementation), encoding="utf-8")
-        args.json.write_text(render_json(by_implementation), encoding="utf-8")
+        packages = dict(args.package)
+        args.markdown.write_text(render_markdown(by_implementation, packages=packages), encoding="utf-8")
+        args.json.write_text(render_json(by_implementation, packages=packages), encoding="utf-8")
         releases = len({v for by_version in by_implementation.values() for v in by_version})
         print(f"version matrix of {len(by_implementation)} implementation(s) over {releases} releases written to "
               f"{args.markdown} and {args.json}")
@@ -212,6 +217,13 @@ def _list() -> int:
         else:
             print(f"{outcome.implementation:<{width}}  providers: {', '.join(outcome.dialects)}")
     return 0
+
+
+def _package(text: str) -> tuple[str, str]:
+    implementation, _, package = text.partition("=")
+    if not implementation or not package:
+        raise argparse.ArgumentTypeError(f"expected IMPL=PACKAGE, e.g. pydantic_ai=pydantic-ai-slim, got {text!r}")
+    return implementation, package
 
 
 def _positive_int(text: str) -> int:

@@ -170,3 +170,21 @@ def test_existing_run_options_keep_their_meaning() -> None:
     assert (args.impl, args.mode, args.scenarios, args.json, args.no_baseline, args.reports, args.spec,
             args.verbose, args.quiet) == (["a", "b"], "streaming", [Path("x")], Path("r.json"), True, Path("out"),
                                           Path("s.md"), 2, False)
+
+
+def test_version_matrix_names_each_implementation_s_package(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(tmp_path, SCENARIO.read_text())
+    results = tmp_path / "results.json"
+    assert main(["run", "--impl", "reference", "--scenarios", str(root), "--json", str(results), "--no-reports"]) == 0
+    markdown, document = tmp_path / "matrix.md", tmp_path / "matrix.json"
+    assert main(["version-matrix", str(results), "--package", "reference=loop-conformance", "--markdown",
+                 str(markdown), "--json", str(document)]) == 0
+    assert "## reference (loop-conformance " in markdown.read_text(encoding="utf-8")
+    assert json.loads(document.read_text(encoding="utf-8"))["implementations"]["reference"]["package"] == \
+        "loop-conformance"
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["version-matrix", str(results), "--package", "reference", "--markdown", "m", "--json", "j"])
+    assert exit_info.value.code == 2
+    assert "expected IMPL=PACKAGE" in capsys.readouterr().err

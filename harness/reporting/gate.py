@@ -7,7 +7,9 @@ and a provider, with the reason it fails. The gate fails when
 * an entry's check now passes in a run it covers — the ratchet: fixed defects must leave the baseline, so the
   baseline only ever shrinks and cannot hide a later regression of the same check. An entry that names no
   provider covers every provider's runs of a release and mode together: it is stale there only when the check
-  passes over every provider, since a loop's own defect may show over one wire and not another.
+  passes over every provider, since a loop's own defect may show over one wire and not another. An
+  ``intermittent`` entry (a defect that shows on some runs only) is exempt: a run that passes its check says
+  nothing of a fix.
 
 Checks the run already reported as ``xfail`` (it applied a baseline itself) count as failing checks here: the gate
 judges against its own baseline, not against the run's.
@@ -24,6 +26,7 @@ Baseline file (YAML, loaded with ``yaml.safe_load``, unknown keys are errors)::
         versions_until: 1.13.0           # optional, first fixed release (exclusive)
         reason: The bare string is forwarded to the model unconverted, so ...
         reproduction: repro/agent_framework/string_input.py   # optional
+        intermittent: false              # optional; true: fails on some runs only, a pass is not stale
     known_failures:                      # the per-scenario format of harness.reporting.baseline, also accepted
       - {scenario, implementation, checks: [...], modes: [...], providers: [...], versions_from, versions_until,
          reason, reproduction}
@@ -75,6 +78,7 @@ class CheckBaselineEntry(BaseModel):
     versions_until: str | None = Field(default=None, description="First fixed release (exclusive).")
     reason: str = Field(min_length=20, description="Why it fails, in the spec's words.")
     reproduction: str | None = Field(default=None, description="Path of a standalone reproduction.")
+    intermittent: bool = Field(default=False, description="Fails on some runs only; a pass is not stale.")
 
     @model_validator(mode="after")
     def _range_is_not_empty(self) -> Self:
@@ -113,7 +117,8 @@ def expand(known_failures: Iterable[KnownFailure]) -> list[CheckBaselineEntry]:
     return [
         CheckBaselineEntry(scenario=kf.scenario, check=check, implementation=implementation, mode=mode,
                            provider=provider, versions_from=kf.versions_from, versions_until=kf.versions_until,
-                           reason=" ".join(kf.reason.split()), reproduction=kf.reproduction)
+                           reason=" ".join(kf.reason.split()), reproduction=kf.reproduction,
+                           intermittent=kf.intermittent)
         for kf in known_failures for implementation in kf.implementations for mode in kf.modes
         for provider in (kf.providers or [None]) for check in kf.checks
     ]
@@ -264,7 +269,9 @@ def _judge(entry: CheckBaselineEntry, results: Iterable[ScenarioResult]) -> tupl
             continue
         over = [run.provider] if entry.provider not in (None, NEUTRAL_PROVIDER) else []
         where = " ".join([run.version, run.mode, *over]).strip()
-        failing_in[where] = failing_in.get(where, False) or any(c.verdict in FAILING for c in instances)
+        failing = any(c.verdict in FAILING for c in instances)
+        # A defect that shows on some runs only counts as showing wherever its check was judged.
+        failing_in[where] = failing_in.get(where, False) or failing or entry.intermittent
     return bool(failing_in), [where for where, failing in failing_in.items() if not failing]
 
 

@@ -1,7 +1,8 @@
 """The version matrix: spec row × release × mode, from one results file per release, one table per implementation
 (the variants of one framework — a caller with a session, a stateless caller — each get theirs) and provider: a
 table of runs over a provider's wire is named ``implementation provider``, one of neutral runs by the implementation
-alone."""
+alone. Each table's columns are the releases of the package its implementation drives; frameworks number their
+releases apart, so a table never shares its columns with another framework's."""
 
 from __future__ import annotations
 
@@ -66,19 +67,28 @@ def build_matrix(by_version: ByVersion) -> dict[tuple[str, str, str], Cell]:
     return cells
 
 
-def render_markdown(by_implementation: Mapping[str, ByVersion], rows: Sequence[SpecRow] = SPEC_ROWS) -> str:
+def render_markdown(by_implementation: Mapping[str, ByVersion], rows: Sequence[SpecRow] = SPEC_ROWS,
+                    packages: Mapping[str, str] | None = None) -> str:
+    """`packages` names, per implementation, the package whose releases its results are of (headings show it)."""
     lines = [
-        "# Agent Framework version matrix",
+        "# Version matrix",
         "",
         "Each cell is `non-streaming streaming`: the worst verdict over the scenarios covering that spec row, for that",
         "release. ✅ pass · ❌ fail · 💥 error · ⚠️ known failure · – n/a (the release lacks a capability the scenario",
-        "needs, or the caller variant cannot ask for it). Uncovered rows are not listed. One table per implementation.",
-        "Regenerate with `nox -s versions`.",
+        "needs, or the caller variant cannot ask for it). Uncovered rows are not listed. One table per implementation,",
+        "its columns the releases of the package it drives. Regenerate with `nox -s versions`.",
     ]
     for implementation, by_version in by_implementation.items():
-        lines.extend(["", f"## {implementation}", ""])
+        lines.extend(["", f"## {_heading(implementation, by_version, packages or {})}", ""])
         lines.extend(_table(by_version, rows))
     return "\n".join(lines) + "\n"
+
+
+def _heading(implementation: str, by_version: ByVersion, packages: Mapping[str, str]) -> str:
+    versions = list(by_version)
+    span = versions[0] if len(versions) == 1 else f"{versions[0]} – {versions[-1]}"
+    package = packages.get(implementation)
+    return f"{implementation} ({package} {span})" if package else f"{implementation} ({span})"
 
 
 def _table(by_version: ByVersion, rows: Sequence[SpecRow]) -> list[str]:
@@ -127,9 +137,10 @@ def _symbol(cell: Cell | None) -> str:
     return _SYMBOL[cell.verdict] if cell is not None else "·"
 
 
-def render_json(by_implementation: Mapping[str, ByVersion], rows: Sequence[SpecRow] = SPEC_ROWS) -> str:
+def render_json(by_implementation: Mapping[str, ByVersion], rows: Sequence[SpecRow] = SPEC_ROWS,
+                packages: Mapping[str, str] | None = None) -> str:
     document = {"modes": list(_MODES),
-                "implementations": {name: _json_table(by_version, rows)
+                "implementations": {name: {"package": (packages or {}).get(name), **_json_table(by_version, rows)}
                                     for name, by_version in by_implementation.items()}}
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
 

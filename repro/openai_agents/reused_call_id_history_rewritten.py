@@ -16,7 +16,7 @@ Spec rows violated (spec 004)
     function call/result pair per completed logical occurrence."
 
 Affected releases
-    openai-agents 0.24.0 (the release tested).
+    openai-agents 0.20.0 – 0.24.0, still present (checked on 0.20.0, 0.21.1, 0.22.3, 0.23.1 and 0.24.0).
 
 Run
     <venv with openai-agents>/bin/python repro/openai_agents/reused_call_id_history_rewritten.py

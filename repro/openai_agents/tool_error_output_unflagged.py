@@ -2,17 +2,18 @@
 
 What it shows
     `read_setting` raises `KeyError`. The SDK's default failure_error_function answers the model with "An error
-    occurred while running the tool. Please try again." as an ordinary `function_call_output` item — the very item
-    a tool that returned that sentence produces. The item type has no error field (neither in the SDK nor in the
-    Responses API), so neither the caller nor the model can tell the failed call from a successful one. One
-    execution and one result, as required; the error marker is what is missing.
+    occurred while running the tool. Please try again." (before 0.23 followed by "Error: " and the exception) as an
+    ordinary `function_call_output` item — the very item a tool that returned that text produces. The item type
+    has no error field (neither in the SDK nor in the Responses API), so neither the caller nor the model can tell
+    the failed call from a successful one. One execution and one result, as required; the error marker is what is
+    missing.
 
 Spec rows violated (spec 004)
     "Approved tool exception | Generic and detailed error modes preserve one result and one execution." and
     "Unknown call handling | Configured false returns an error result." (an error result, not a plain one).
 
 Affected releases
-    openai-agents 0.24.0 (the release tested).
+    openai-agents 0.20.0 – 0.24.0, still present (checked on 0.20.0, 0.21.1, 0.22.3, 0.23.1 and 0.24.0).
 
 Run
     <venv with openai-agents>/bin/python repro/openai_agents/tool_error_output_unflagged.py
@@ -95,9 +96,6 @@ async def drive(agent: Agent[Any], run_input: Any, streaming: bool, **options: A
     return result
 
 
-SENTENCE = "An error occurred while running the tool. Please try again."
-
-
 def raising_tool() -> FunctionTool:
     from agents import function_tool
 
@@ -109,13 +107,13 @@ def raising_tool() -> FunctionTool:
     return function_tool(read_setting)
 
 
-def returning_tool() -> FunctionTool:
+def returning_tool(text: str) -> FunctionTool:
     from agents import function_tool
 
     def read_setting(key: str) -> str:
         """Read a setting."""
         executions.append("read_setting")
-        return SENTENCE
+        return text
 
     return function_tool(read_setting)
 
@@ -129,11 +127,12 @@ async def item_sent(the_tool: FunctionTool, streaming: bool) -> dict[str, Any]:
 async def run(streaming: bool) -> bool:
     executions.clear()
     failed = await item_sent(raising_tool(), streaming)
-    returned = await item_sent(returning_tool(), streaming)
+    # The text the failed call's output holds: releases before 0.23 append the exception to the sentence.
+    returned = await item_sent(returning_tool(str(failed["output"])), streaming)
     label = "streaming" if streaming else "non-streaming"
     same = failed == returned
     print(f"  {label}: after KeyError the model got {failed}")
-    print(f"  {label}: a tool returning the sentence gives {returned}" + ("   <- identical" if same else ""))
+    print(f"  {label}: a tool returning that text gives {returned}" + ("   <- identical" if same else ""))
     return not same
 
 

@@ -11,7 +11,7 @@ Spec rows violated (spec 004)
     of one response keep the model's call order; "Unknown call handling | Configured false returns an error result".
 
 Affected releases
-    openai-agents 0.24.0 (the release tested).
+    openai-agents 0.20.0 – 0.24.0, still present (checked on 0.20.0, 0.21.1, 0.22.3, 0.23.1 and 0.24.0).
 
 Run
     <venv with openai-agents>/bin/python repro/openai_agents/unknown_tool_result_out_of_order.py

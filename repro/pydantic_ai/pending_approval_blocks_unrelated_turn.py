@@ -20,7 +20,7 @@ Spec rows violated (spec 004)
     later decision can still resume it once."
 
 Affected releases
-    pydantic-ai-slim 2.68.0 (the release tested).
+    pydantic-ai-slim 2.60.0 – 2.68.0, still present (checked on every release from 2.60.0).
 
 Run
     <venv with pydantic-ai-slim>/bin/python repro/pydantic_ai/pending_approval_blocks_unrelated_turn.py

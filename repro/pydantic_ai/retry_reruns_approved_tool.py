@@ -19,7 +19,7 @@ Spec rows violated (spec 004)
     `recovery.spent-budgets.consecutive-errors`.
 
 Affected releases
-    pydantic-ai-slim 2.68.0 (the release tested).
+    pydantic-ai-slim 2.60.0 – 2.68.0, still present (checked on every release from 2.60.0).
 
 Run
     <venv with pydantic-ai-slim>/bin/python repro/pydantic_ai/retry_reruns_approved_tool.py

@@ -18,7 +18,7 @@ from .helpers import check, document, run
 REASON = "The loop forwards the string input unconverted, so the model receives no user message at all."
 
 
-def _entry(check_id: str = "expect.requests", mode: str = "non-streaming", **kwargs: str) -> CheckBaselineEntry:
+def _entry(check_id: str = "expect.requests", mode: str = "non-streaming", **kwargs: str | bool) -> CheckBaselineEntry:
     return CheckBaselineEntry.model_validate({"scenario": "normal.string-input", "check": check_id,
                                               "implementation": "agent_framework", "mode": mode,
                                               "reason": REASON} | kwargs)
@@ -86,6 +86,15 @@ def test_a_stale_entry_fails_the_gate_and_is_listed() -> None:
     assert ("1 baseline entry now passes (fixed: remove from the baseline):\n  - normal.string-input · "
             "expect.requests · agent_framework non-streaming (version ≥ 1.10.0): passes on 1.12.0 non-streaming"
             ) in outcome.render()
+
+
+def test_an_intermittent_entry_covers_its_failures_and_is_never_stale() -> None:
+    """A defect that shows on some runs only: a run where it did not show says nothing of a fix."""
+    entry = _entry(versions_until="1.13.0", intermittent=True)
+    assert gate(document(_string_input("fail")), [entry]).passed
+    outcome = gate(document(_string_input("pass")), [entry])
+    assert outcome.passed
+    assert not outcome.unexercised
 
 
 def test_the_stale_marker_of_a_run_that_applied_a_baseline_is_not_a_new_failure() -> None:

@@ -1,4 +1,5 @@
-"""The version matrix keeps the variants of one framework apart: one table per implementation."""
+"""The version matrix keeps implementations apart: one table per implementation, each over its own package's
+releases."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def test_each_implementation_gets_its_own_table_and_verdicts_never_mix(tmp_path:
     by_implementation = load_results(files)
     assert list(by_implementation) == ["agent_framework", "agent_framework_stateless"]
     markdown = render_markdown(by_implementation)
-    session_table, stateless_table = markdown.split("## agent_framework\n")[1].split("## agent_framework_stateless\n")
+    session_table, stateless_table = markdown.split("## agent_framework (1.19.0 – 1.20.0)\n")[1].split(
+        "## agent_framework_stateless (1.19.0 – 1.20.0)\n")
     assert "| Approved non-streaming resume | ✅ ✅ | ✅ ✅ |" in session_table
     assert "| Approved non-streaming resume | ✅ ✅ | ❌ ❌ |" in stateless_table
     assert "never executed" in stateless_table
@@ -37,3 +39,37 @@ def test_each_implementation_gets_its_own_table_and_verdicts_never_mix(tmp_path:
     cell = tables["agent_framework_stateless"]["rows"]
     verdicts = [c["1.20.0"]["streaming"]["verdict"] for c in (r["cells"] for r in cell) if c]
     assert verdicts == ["fail"]
+
+
+def test_frameworks_each_get_their_own_releases_and_package_name(tmp_path: Path) -> None:
+    """Releases of different frameworks never share columns, and each heading names the package they are of."""
+    row = ["Single non-streaming call"]
+    files = []
+    for folder, impl, versions in (("", "agent_framework", ("1.22.0", "1.23.0")),
+                                   ("pydantic-ai-slim", "pydantic_ai", ("2.60.0", "2.68.0")),
+                                   ("openai-agents", "openai_agents", ("0.24.0",))):
+        for version in versions:
+            verdict = "fail" if version == "2.60.0" else "pass"
+            path = tmp_path / folder / f"{version}.json"
+            path.parent.mkdir(exist_ok=True)
+            doc = document([run("normal.single-call", row, impl=impl, mode=mode, version=version, verdict=verdict,
+                                checks=[check("completes", verdict, "raised")])
+                            for mode in ("non-streaming", "streaming")])
+            path.write_text(json.dumps(doc), encoding="utf-8")
+            files.append(path)
+    packages = {"agent_framework": "agent-framework-core", "pydantic_ai": "pydantic-ai-slim",
+                "openai_agents": "openai-agents"}
+    by_implementation = load_results(files)
+    markdown = render_markdown(by_implementation, packages=packages)
+    assert "## agent_framework (agent-framework-core 1.22.0 – 1.23.0)" in markdown
+    assert "## openai_agents (openai-agents 0.24.0)" in markdown
+    pydantic_table = markdown.split("## pydantic_ai (pydantic-ai-slim 2.60.0 – 2.68.0)\n")[1]
+    assert "| Section | Spec row | 2.60.0 | 2.68.0 |" in pydantic_table
+    assert "| Single non-streaming call | ❌ ❌ | ✅ ✅ |" in pydantic_table
+    assert "- **Single non-streaming call** — 2.60.0, streaming:" in pydantic_table
+    tables = json.loads(render_json(by_implementation, packages=packages))["implementations"]
+    assert {name: (t["package"], t["versions"]) for name, t in tables.items()} == {
+        "agent_framework": ("agent-framework-core", ["1.22.0", "1.23.0"]),
+        "openai_agents": ("openai-agents", ["0.24.0"]),
+        "pydantic_ai": ("pydantic-ai-slim", ["2.60.0", "2.68.0"]),
+    }

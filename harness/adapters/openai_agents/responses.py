@@ -192,6 +192,8 @@ class AnswerEncoder:
     def _done_events(self, item: _OpenItem, done: TResponseOutputItem) -> list[TResponseStreamEvent]:
         common: dict[str, Any] = {"item_id": item.id, "output_index": item.index}
         if item.kind == "function_call":
+            if "name" in ResponseFunctionCallArgumentsDoneEvent.model_fields:
+                common["name"] = item.name  # openai before 3.x requires the function's name on this event
             return [ResponseFunctionCallArgumentsDoneEvent(type="response.function_call_arguments.done",
                                                            arguments=item.text, sequence_number=self._next(),
                                                            **common)]

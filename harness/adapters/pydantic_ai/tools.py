@@ -11,6 +11,8 @@
   the caller to answer.
 - A tool asking the caller for more input raises `CallDeferred(kind='question')` after it ran, with the scripted
   requests as the call's metadata (`INPUT_REQUESTS`); the answer comes back as that call's deferred result.
+  Releases whose `CallDeferred` has no `kind` defer the same call unlabelled: the label only feeds
+  `DeferredToolRequests.kind()`, which the adapter does not read, so the run is the same.
 - A tool that raises does so into pydantic-ai, which lets an exception from a tool end the run with that exception
   (only `ModelRetry` and `ToolFailed` become results the model sees).
 
@@ -20,11 +22,12 @@ here (the adapter does not claim the ``middleware-termination`` capability).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, create_model
 
+from harness.adapters.pydantic_ai.features import FEATURES
 from harness.contents import JSON
 from harness.contract import Tool as ScenarioTool
 from harness.signatures import python_function
@@ -54,6 +57,12 @@ def argument_model(name: str, parameters: Mapping[str, JSON]) -> type[BaseModel]
     return create_model(f"{name}_arguments", __config__=ConfigDict(extra=extra), **fields)
 
 
+def ask_caller(input_requests: Sequence[JSON]) -> CallDeferred:
+    """The deferral of a call that asks the caller for input, labelled a question where the release can."""
+    metadata: dict[str, Any] = {INPUT_REQUESTS: list(input_requests)}
+    return CallDeferred(metadata, kind="question") if FEATURES.question_kind else CallDeferred(metadata)
+
+
 def _validator(model: type[BaseModel]) -> Callable[..., None]:
     def validate(ctx: RunContext[Any], **arguments: Any) -> None:
         model.model_validate(arguments)  # a ValidationError is pydantic-ai's invalid-arguments path
@@ -65,7 +74,7 @@ def _body(tool: ScenarioTool) -> Any:
     async def run(ctx: RunContext[Any], **arguments: JSON) -> Any:
         outcome = await tool.run(arguments, ctx.tool_call_id)
         if outcome.input_requests:
-            raise CallDeferred({INPUT_REQUESTS: list(outcome.input_requests)}, kind="question")
+            raise ask_caller(outcome.input_requests)
         if outcome.add_tools:
             return ToolReturn(list[JSON](outcome.parts) if outcome.parts else outcome.value,
                               tools=list(outcome.add_tools))
@@ -78,7 +87,7 @@ def _user_body(tool: ScenarioTool) -> Callable[[dict[str, JSON]], Any]:
     async def body(arguments: dict[str, JSON]) -> Any:
         outcome = await tool.run(arguments)
         if outcome.input_requests:
-            raise CallDeferred({INPUT_REQUESTS: list(outcome.input_requests)}, kind="question")
+            raise ask_caller(outcome.input_requests)
         return list[JSON](outcome.parts) if outcome.parts else outcome.value
 
     return body

@@ -1,0 +1,105 @@
+"""The version sweep's choices, without the registry: which releases of each framework it runs, where their
+results go, and what counts as a release an adapter could not run."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_tool() -> ModuleType:
+    # tools/ is not a package: the script is loaded from its file, as `python tools/sweep_versions.py` runs it.
+    spec = importlib.util.spec_from_file_location("sweep_versions", ROOT / "tools" / "sweep_versions.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while they are made
+    spec.loader.exec_module(module)
+    return module
+
+
+sweep = _load_tool()
+
+PIP_OUTPUT = """\
+openai-agents (0.24.0)
+Available versions: 0.24.0, 0.23.1, 0.23.0, 0.22.3, 0.22.2, 0.22.0, 0.21.1, 0.21.0, 0.20.0, 0.19.4, 0.2.11, 0.25.0rc1
+"""
+
+
+def test_pip_output_gives_every_listed_release() -> None:
+    assert sweep.parse_index_versions(PIP_OUTPUT)[:3] == ["0.24.0", "0.23.1", "0.23.0"]
+
+
+def test_openai_agents_takes_the_newest_patch_of_each_minor_from_0_20() -> None:
+    releases = sweep.parse_index_versions(PIP_OUTPUT)
+    assert sweep.select_releases(releases, sweep.FRAMEWORKS["openai-agents"]) == [
+        "0.20.0", "0.21.1", "0.22.3", "0.23.1", "0.24.0"]
+
+
+def test_pydantic_ai_takes_every_final_release_from_2_60_in_release_order() -> None:
+    releases = ["2.68.0", "2.66.0", "2.64.0", "2.63.0", "2.62.0", "2.61.0", "2.60.0", "2.59.0", "2.9.1",
+                "2.69.0b1", "1.107.10"]
+    assert sweep.select_releases(releases, sweep.FRAMEWORKS["pydantic-ai-slim"]) == [
+        "2.60.0", "2.61.0", "2.62.0", "2.63.0", "2.64.0", "2.66.0", "2.68.0"]
+
+
+def test_agent_framework_takes_every_patch_from_1_10() -> None:
+    releases = ["1.9.0", "1.10.0", "1.12.0", "1.12.1", "1.23.0", "1.24.0rc1"]
+    assert sweep.select_releases(releases, sweep.FRAMEWORKS["agent-framework-core"]) == [
+        "1.10.0", "1.12.0", "1.12.1", "1.23.0"]
+
+
+def test_agent_framework_results_stay_where_tests_and_docs_find_them(tmp_path: Path) -> None:
+    frameworks = sweep.FRAMEWORKS
+    assert frameworks["agent-framework-core"].results_dir(tmp_path) == tmp_path
+    assert frameworks["pydantic-ai-slim"].results_dir(tmp_path) == tmp_path / "pydantic-ai-slim"
+    assert frameworks["agent-framework-core"].env_dir(tmp_path, "1.23.0") == tmp_path / "1.23.0"
+    assert frameworks["openai-agents"].env_dir(tmp_path, "0.24.0") == tmp_path / "openai-agents" / "0.24.0"
+
+
+def test_every_framework_by_default_and_explicit_releases_only_for_one() -> None:
+    assert [f.package for f in sweep.chosen_frameworks([], [])] == list(sweep.FRAMEWORKS)
+    chosen = sweep.chosen_frameworks(["openai-agents", "openai-agents"], ["0.23.1"])
+    assert [f.package for f in chosen] == ["openai-agents"]
+    with pytest.raises(SystemExit, match="one --framework"):
+        sweep.chosen_frameworks([], ["1.23.0"])
+
+
+def test_a_release_whose_adapter_did_not_load_is_told_apart() -> None:
+    framework = sweep.FRAMEWORKS["agent-framework-core"]
+    one = {"results": [{"implementation": "agent_framework"}]}
+    assert sweep.missing_implementations(one, framework) == ["agent_framework_stateless"]
+    assert sweep.missing_implementations({}, framework) == ["agent_framework", "agent_framework_stateless"]
+
+
+def test_results_files_are_ordered_by_release_and_skip_the_index(tmp_path: Path) -> None:
+    for name in ("1.9.0.json", "1.10.0.json", "index.json"):
+        (tmp_path / name).write_text("{}", encoding="utf-8")
+    (tmp_path / "pydantic-ai-slim").mkdir()
+    (tmp_path / "pydantic-ai-slim" / "2.60.0.json").write_text("{}", encoding="utf-8")
+    files = sweep.results_files(sweep.FRAMEWORKS["agent-framework-core"], tmp_path)
+    assert [p.name for p in files] == ["1.9.0.json", "1.10.0.json"]
+
+
+def test_the_index_and_matrix_cover_every_framework_present_and_name_unsupported_releases(tmp_path: Path) -> None:
+    result = {"scenario": "normal.single-call", "title": "t", "spec_rows": ["Single non-streaming call"],
+              "section": "normal", "implementation": "pydantic_ai", "version": "2.60.0", "mode": "streaming",
+              "verdict": "pass", "reason": "", "path": "p.yaml", "line": 1, "log": [], "checks": []}
+    folder = tmp_path / "pydantic-ai-slim"
+    folder.mkdir()
+    (folder / "2.60.0.json").write_text(json.dumps({"schema_version": 1, "filtered": True, "results": [result]}),
+                                        encoding="utf-8")
+    (folder / "2.59.0.unsupported").write_text("no results for pydantic_ai: not available\n", encoding="utf-8")
+    sweep.write_index_and_matrix(tmp_path, tmp_path / "matrix.md", tmp_path / "matrix.json")
+    index = {f["package"]: f for f in json.loads((tmp_path / "index.json").read_text(encoding="utf-8"))["frameworks"]}
+    assert (index["pydantic-ai-slim"]["versions"], index["pydantic-ai-slim"]["unsupported"]) == (["2.60.0"],
+                                                                                               ["2.59.0"])
+    assert index["agent-framework-core"]["versions"] == []
+    assert "## pydantic_ai (pydantic-ai-slim 2.60.0)" in (tmp_path / "matrix.md").read_text(encoding="utf-8")
