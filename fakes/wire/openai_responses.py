@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from fakes.wire.common import (
@@ -164,6 +165,8 @@ class OpenAIResponses:
         return None
 
     def as_scripted(self, content: Content, state: ServiceState) -> Content:
+        if isinstance(content, FunctionCall) and content.server_label is not None:
+            return _hosted_restated(content, state)
         if not isinstance(content, Reasoning) or content.item_id is None:
             return content
         issued = state.reasoning_items.get(content.item_id)
@@ -201,7 +204,7 @@ def _item_message(item: Mapping[str, Any], known: dict[str, FunctionCall], state
         call = known.get(request_id, FunctionCall(request_id, ""))
         return Message("user", (ApprovalResponse(request_id, bool(item.get("approve")), call),))
     if kind == "mcp_call":
-        call = _hosted_call(item)
+        call = _hosted_restated(replace(_hosted_call(item), informational_only=True), state)
         contents: list[Content] = [call]
         if item.get("output") is not None:
             contents.append(FunctionResult(call.call_id, result_from_wire(item.get("output"))))
@@ -250,6 +253,14 @@ def _data_payload(content: Reasoning) -> str | None:
     if isinstance(data, dict) and set(data) == {"encrypted_content"} and isinstance(data["encrypted_content"], str):
         return data["encrypted_content"]
     return None
+
+
+def _hosted_restated(call: FunctionCall, state: ServiceState) -> FunctionCall:
+    """A hosted call's record as the script wrote it. Every mcp_call item records a call the service already ran,
+    so clients read each as informational-only: the format has no other kind, and the flag says nothing of its own
+    for a hosted call the service sent; one it never sent stays a record."""
+    scripted = state.hosted_calls.get(call.call_id)
+    return call if scripted is None else replace(call, informational_only=scripted.informational_only)
 
 
 def _hosted_call(item: Mapping[str, Any]) -> FunctionCall:
@@ -317,6 +328,7 @@ def _output_items(response: Response, response_id: str, state: ServiceState) -> 
                 items.append(_reasoning_item(content, f"rs_{item_id}", state))
                 reasoning = str(items[-1]["id"])
             elif isinstance(content, FunctionCall) and content.server_label:
+                state.hosted_calls[content.call_id] = content
                 items.append({"type": "mcp_call", "id": content.call_id, "server_label": content.server_label,
                               "name": content.name, "arguments": arguments_to_wire(content), "output": None,
                               "status": "completed"})

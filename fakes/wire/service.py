@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol, cast
 
 from fakes.provider import ScriptedProvider
 from fakes.wire.expressible import ScriptedScenario
-from harness.contents import JSON, Content, Message, Reasoning, Response, Update
+from harness.contents import JSON, Content, FunctionCall, Message, Reasoning, Response, Update
 from harness.contract import Dialect
 from harness.script import Exchange, ModelStep, Rejection, ScriptedProviderError
 
@@ -107,6 +107,8 @@ class ServiceState:
     reasoning_of_call: dict[str, str] = field(default_factory=lambda: {})
     # reasoning item id -> what the service sent for it: the scripted item, and what it added to it itself
     reasoning_items: dict[str, IssuedReasoning] = field(default_factory=lambda: {})
+    # hosted call id -> the scripted call the service sent a record of (a Responses mcp_call item)
+    hosted_calls: dict[str, FunctionCall] = field(default_factory=lambda: {})
     # response id -> ids of the items the stored conversation holds (sent and answered), which a continuation of it
     # must not resend
     item_ids: dict[str, frozenset[str]] = field(default_factory=lambda: {})
