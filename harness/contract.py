@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, cast, runtime_checkable
 
-from harness.contents import JSON, FunctionCall, Message, Response, Update
+from harness.contents import JSON, Content, FunctionCall, Message, Response, Update
 
 # The faults the fakes raise are part of what an adapter handles, so the contract re-exports them.
 from harness.script import ScriptedProviderError as ScriptedProviderError
@@ -202,6 +202,17 @@ class WireEndpoint(Protocol):
     def http_client(self) -> object:
         """An asynchronous HTTP client whose transport answers in-process, of the kind the dialect's official
         SDK takes (an ``httpx2.AsyncClient`` for ``openai``)."""
+        ...
+
+    def as_scripted(self, content: Content) -> Content:
+        """A content the caller got from the provider client, in the script's terms.
+
+        A real service issues some values of its own accord: every Responses reasoning item has an id and an
+        encrypted payload, whether the script named them or not. Those are taken back out, and what the format
+        folds together (a reasoning item's kind; its payload as the script's `data`) is restated as the script
+        wrote it; whatever the client or the loop changed stays changed. An adapter reports every content its
+        caller saw through this, so scenarios and checks never meet a service's generated values, as they never
+        meet a framework's."""
         ...
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import fakes.wire
 from fakes.provider import ScriptedProvider
 from harness.adapters.reference import ReferenceAdapter, ReferenceConversation
+from harness.contents import Content
 from harness.contract import ConversationSetup, Dialect, WireEndpoint
 
 
@@ -28,6 +29,9 @@ class TrivialEndpoint:
 
     def http_client(self) -> object:
         return object()
+
+    def as_scripted(self, content: Content) -> Content:
+        return content
 
 
 def trivial_wire_endpoint(dialect: Dialect, provider: ScriptedProvider) -> WireEndpoint:

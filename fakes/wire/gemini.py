@@ -120,6 +120,9 @@ class Gemini:
     def unexpressible(self, scenario: Any) -> str | None:
         return unexpressible([step for turn in scenario.turns for step in turn.steps])
 
+    def as_scripted(self, content: Content, state: ServiceState) -> Content:
+        return content  # the scripted signatures are what the service sends: nothing of its own to take out
+
 
 def unexpressible(steps: Sequence[ModelStep]) -> str | None:
     """Why a script cannot be served in Gemini's format, if it cannot."""

@@ -9,8 +9,9 @@ the offending message), as the Chat Completions function-calling contract states
 - `calls-answered`: "An assistant message with 'tool_calls' must be followed by tool messages responding to each
   'tool_call_id'. The following tool_call_ids did not have response messages: …" — no call is left unanswered.
 
-The format has no reasoning items, no hosted (service-run) calls or approvals and no stored conversations: a
-scenario whose script needs one is not expressible here (`unsupported`).
+The format has no reasoning items, no hosted (service-run) calls or approvals and no stored conversations, and a
+choice is one message whose text and calls are separate fields: a scenario whose script or expectations need one
+of those is not expressible here (`unexpressible` names it).
 """
 
 from __future__ import annotations
@@ -27,8 +28,29 @@ from fakes.wire.common import (
     grouped,
     result_from_wire,
 )
+from fakes.wire.expressible import (
+    ScriptedScenario,
+    ScriptedTurn,
+    found,
+    results_in_response,
+    shared_reason,
+    step_contents,
+    written,
+)
 from fakes.wire.service import ParsedRequest, ServiceState
-from harness.contents import Content, FunctionCall, FunctionResult, Message, Response, Role, Text, Update, Usage
+from harness.contents import (
+    ApprovalRequest,
+    Content,
+    FunctionCall,
+    FunctionResult,
+    Message,
+    Reasoning,
+    Response,
+    Role,
+    Text,
+    Update,
+    Usage,
+)
 from harness.contract import Dialect
 from harness.script import ModelStep, Rejection
 
@@ -116,6 +138,55 @@ class OpenAIChat:
     def error_body(self, rejection: Rejection) -> dict[str, Any]:
         return {"error": {"message": rejection.message, "type": "invalid_request_error", "param": rejection.param,
                           "code": None}}
+
+    def unexpressible(self, scenario: ScriptedScenario) -> str | None:
+        if (reason := shared_reason(scenario, "a Chat Completions choice")) is not None:
+            return reason
+        for number, turn in enumerate(scenario.turns, start=1):
+            for index, step in enumerate(turn.steps, start=1):
+                if step.response.conversation_id is not None:
+                    return (f"turn {number}, model response {index} continues the service-stored conversation "
+                            f"{step.response.conversation_id}: Chat Completions stores no conversations")
+        for where, _, content in step_contents(scenario):
+            if (reason := _unexpressible_content(content)) is not None:
+                return f"{where} {reason}"
+        if (reason := results_in_response(scenario, False, "Chat Completions")) is not None:
+            return reason
+        for number, turn in enumerate(scenario.turns, start=1):
+            for index, step in enumerate(turn.steps, start=1):
+                kinds = [type(c) for m in step.response.messages for c in m.contents
+                         if isinstance(c, Text | FunctionCall)]
+                if FunctionCall in kinds and Text in kinds[kinds.index(FunctionCall):]:
+                    return (f"turn {number}, model response {index} has text after a call: a choice's text and its "
+                            "tool_calls are separate fields, so their order cannot be sent")
+        for number, turn in enumerate(scenario.turns, start=1):
+            if (reason := _unexpressible_input(turn)) is not None:
+                return f"turn {number}'s input {reason}"
+        return None
+
+    def as_scripted(self, content: Content, state: ServiceState) -> Content:
+        return content  # the service adds nothing of its own to what it sends
+
+
+def _unexpressible_content(content: Content) -> str | None:
+    if isinstance(content, Reasoning):
+        return "holds a reasoning item: a Chat Completions choice carries no reasoning"
+    if isinstance(content, FunctionCall) and content.server_label is not None:
+        return (f"holds the hosted call {content.call_id} of server {content.server_label}: Chat Completions runs no "
+                "hosted tools")
+    if isinstance(content, ApprovalRequest):
+        return (f"asks for approval of call {content.function_call.call_id}: Chat Completions has no approval "
+                "requests")
+    return None
+
+
+def _unexpressible_input(turn: ScriptedTurn) -> str | None:
+    given = written(turn, "input")
+    if found(given, lambda m: m.get("reasoning") is not None) is not None:
+        return "holds a reasoning item: a Chat Completions message carries no reasoning"
+    if found(given, lambda m: m.get("server_label") is not None) is not None:
+        return "holds a hosted call or approval: Chat Completions runs no hosted tools"
+    return None
 
 
 def _unanswered(index: int, call_ids: list[str]) -> Rejection:

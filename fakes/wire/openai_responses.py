@@ -19,8 +19,10 @@ report them from production and as OpenAI's function-calling and conversation-st
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from fakes.wire.common import (
@@ -31,7 +33,9 @@ from fakes.wire.common import (
     grouped,
     result_from_wire,
 )
-from fakes.wire.service import ParsedRequest, ServiceState
+from fakes.wire.expressible import ScriptedScenario, results_in_response, shared_reason, step_contents
+from fakes.wire.openai_responses_events import stream_events
+from fakes.wire.service import IssuedReasoning, ParsedRequest, ServiceState
 from harness.contents import (
     ApprovalRequest,
     ApprovalResponse,
@@ -40,6 +44,7 @@ from harness.contents import (
     FunctionResult,
     Message,
     Reasoning,
+    ReasoningKind,
     Response,
     Role,
     Text,
@@ -78,7 +83,7 @@ class OpenAIResponses:
         messages = [Message("system", (Text(instructions),))] if isinstance(instructions, str) and instructions \
             else []
         known = _approval_calls(stored)
-        messages.extend(message for item in items if (message := _item_message(as_mapping(item), known)))
+        messages.extend(message for item in items if (message := _item_message(as_mapping(item), known, state)))
         return ParsedRequest(
             grouped(messages, _MERGED), _tool_choice(body.get("tool_choice")), _tool_names(body.get("tools")),
             bool(body.get("stream")), None if continues is None else str(continues), stored,
@@ -135,18 +140,37 @@ class OpenAIResponses:
                       state: ServiceState) -> list[str]:
         output = _output_items(step.response, response_id, state)
         state.item_ids[response_id] = frozenset(str(i["id"]) for i in output if "id" in i)
-        chunks = _chunks_per_item(updates, output)
-        events: list[dict[str, Any]] = [{"type": "response.created",
-                                         "response": _response_body(response_id, [], step.response, "in_progress")}]
-        for index, item in enumerate(output):
-            events.extend(_item_events(index, item, chunks[index]))
-        events.append({"type": "response.completed",
-                       "response": _response_body(response_id, output, step.response, "completed")})
-        return [json.dumps({**event, "sequence_number": number}) for number, event in enumerate(events)]
+        events = stream_events(updates, output,
+                               lambda items, status: _response_body(response_id, items, step.response, status))
+        return [json.dumps(event) for event in events]
 
     def error_body(self, rejection: Rejection) -> dict[str, Any]:
         return {"error": {"message": rejection.message, "type": "invalid_request_error", "param": rejection.param,
                           "code": None}}
+
+    # --- what the format cannot carry, and what the service adds -----------------------------------------------------
+
+    def unexpressible(self, scenario: ScriptedScenario) -> str | None:
+        if (reason := shared_reason(scenario, "a Responses output")) is not None:
+            return reason
+        if (reason := results_in_response(scenario, True, "the Responses API")) is not None:
+            return reason
+        for where, _, content in step_contents(scenario):
+            if isinstance(content, ApprovalRequest) and content.function_call.call_id != content.id:
+                return (f"{where} asks for approval of hosted call {content.function_call.call_id} under the request "
+                        f"id {content.id}: an mcp_approval_request item has one id, the request's, so no client can "
+                        "see a separate call id")
+            if isinstance(content, Reasoning) and (problem := _unexpressible_reasoning(content)) is not None:
+                return f"{where} holds a reasoning item {problem}"
+        return None
+
+    def as_scripted(self, content: Content, state: ServiceState) -> Content:
+        if isinstance(content, FunctionCall) and content.server_label is not None:
+            return _hosted_restated(content, state)
+        if not isinstance(content, Reasoning) or content.item_id is None:
+            return content
+        issued = state.reasoning_items.get(content.item_id)
+        return content if issued is None else _restated(content, issued, issued.scripted.kind)
 
 
 # --- parsing -------------------------------------------------------------------------------------------------------
@@ -156,7 +180,7 @@ def _approval_calls(messages: Sequence[Message]) -> dict[str, FunctionCall]:
     return {c.id: c.function_call for m in messages for c in m.contents if isinstance(c, ApprovalRequest)}
 
 
-def _item_message(item: Mapping[str, Any], known: dict[str, FunctionCall]) -> Message | None:
+def _item_message(item: Mapping[str, Any], known: dict[str, FunctionCall], state: ServiceState) -> Message | None:
     kind = item.get("type", "message")
     if kind == "message":
         role = str(item.get("role", "user"))
@@ -170,10 +194,7 @@ def _item_message(item: Mapping[str, Any], known: dict[str, FunctionCall]) -> Me
     if kind == "function_call_output":
         return Message("tool", (FunctionResult(str(item.get("call_id")), result_from_wire(item.get("output"))),))
     if kind == "reasoning":
-        summary = "".join(str(as_mapping(p).get("text", "")) for p in as_list(item.get("summary")))
-        encrypted = item.get("encrypted_content")
-        return Message("assistant", (Reasoning(summary, str(encrypted) if encrypted else None,
-                                               str(item["id"]) if item.get("id") else None),))
+        return Message("assistant", (_reasoning_from_wire(item, state),))
     if kind == "mcp_approval_request":
         call = _hosted_call(item)
         known[call.call_id] = call
@@ -183,12 +204,63 @@ def _item_message(item: Mapping[str, Any], known: dict[str, FunctionCall]) -> Me
         call = known.get(request_id, FunctionCall(request_id, ""))
         return Message("user", (ApprovalResponse(request_id, bool(item.get("approve")), call),))
     if kind == "mcp_call":
-        call = _hosted_call(item)
+        call = _hosted_restated(replace(_hosted_call(item), informational_only=True), state)
         contents: list[Content] = [call]
         if item.get("output") is not None:
             contents.append(FunctionResult(call.call_id, result_from_wire(item.get("output"))))
         return Message("assistant", tuple(contents))
     return None
+
+
+def _reasoning_from_wire(item: Mapping[str, Any], state: ServiceState) -> Reasoning:
+    """A reasoning item as sent: raw reasoning text (`content`) or a summary, its id and opaque payload, restated
+    in the script's terms where the service issued the item."""
+    raw = "".join(str(as_mapping(p).get("text", "")) for p in as_list(item.get("content")))
+    summary = "".join(str(as_mapping(p).get("text", "")) for p in as_list(item.get("summary")))
+    payload = item.get("encrypted_content")
+    item_id = str(item["id"]) if item.get("id") else None
+    issued = state.reasoning_items.get(item_id) if item_id is not None else None
+    kind: ReasoningKind = "text" if raw else "summary" if summary else (
+        issued.scripted.kind if issued is not None else "encrypted" if payload else "text")
+    sent = Reasoning(raw or summary, str(payload) if payload else None, item_id, kind)
+    return sent if issued is None else _restated(sent, issued, kind)
+
+
+def _restated(content: Reasoning, issued: IssuedReasoning, kind: ReasoningKind) -> Reasoning:
+    """A reasoning content of an item the service issued, in the script's terms: the id and payload the service
+    added itself taken out, a payload it sent from the script's `data` shown as that data. A changed payload stays
+    a signature, so a loop that altered it is seen doing so."""
+    item_id = None if issued.generated_id else content.item_id
+    signature, data = content.signature, content.data
+    if signature is not None and signature == issued.payload and issued.payload_from != "signature":
+        signature = None
+        data = issued.scripted.data if issued.payload_from == "data" else data
+    return Reasoning(content.text, signature, item_id, kind, data)
+
+
+def _unexpressible_reasoning(content: Reasoning) -> str | None:
+    payload = _data_payload(content)
+    if content.data is not None and payload is None:
+        return f"with data {content.data!r}: a reasoning item carries one opaque payload, its encrypted_content"
+    if payload is not None and content.signature is not None:
+        return "with both a signature and an encrypted payload: a reasoning item carries one encrypted_content"
+    return None
+
+
+def _data_payload(content: Reasoning) -> str | None:
+    """The encrypted content a scripted item's `data` names, when that is all it holds."""
+    data = content.data
+    if isinstance(data, dict) and set(data) == {"encrypted_content"} and isinstance(data["encrypted_content"], str):
+        return data["encrypted_content"]
+    return None
+
+
+def _hosted_restated(call: FunctionCall, state: ServiceState) -> FunctionCall:
+    """A hosted call's record as the script wrote it. Every mcp_call item records a call the service already ran,
+    so clients read each as informational-only: the format has no other kind, and the flag says nothing of its own
+    for a hosted call the service sent; one it never sent stays a record."""
+    scripted = state.hosted_calls.get(call.call_id)
+    return call if scripted is None else replace(call, informational_only=scripted.informational_only)
 
 
 def _hosted_call(item: Mapping[str, Any]) -> FunctionCall:
@@ -226,44 +298,45 @@ def _response_body(response_id: str, output: list[dict[str, Any]], response: Res
                    status: str) -> dict[str, Any]:
     body: dict[str, Any] = {"id": response_id, "object": "response", "created_at": 0, "status": status,
                             "model": "scripted-model", "output": output, "parallel_tool_calls": True,
-                            "tool_choice": "auto", "tools": []}
+                            "tool_choice": "auto", "tools": [], "error": None, "incomplete_details": None,
+                            "instructions": None, "metadata": {}, "temperature": None, "top_p": None}
     usage = next((c for m in response.messages for c in m.contents if isinstance(c, Usage)), None)
     if usage is not None:
         body["usage"] = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
                          "total_tokens": usage.input_tokens + usage.output_tokens,
-                         "input_tokens_details": {"cached_tokens": 0},
+                         "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
                          "output_tokens_details": {"reasoning_tokens": 0}}
     return body
 
 
 def _output_items(response: Response, response_id: str, state: ServiceState) -> list[dict[str, Any]]:
+    """The response's output items, in the script's order. Ids the script does not give are the service's own and
+    unique per item, as the real service's are (a reused call id still gets an item of its own)."""
     items: list[dict[str, Any]] = []
     reasoning: str | None = None  # the reasoning item the next call is emitted with
     for message in response.messages:
         for content in message.contents:
+            item_id = f"{response_id}_{len(items)}"
             if isinstance(content, Text):
                 if items and items[-1]["type"] == "message":
-                    items[-1]["content"].append(_output_text(content.text))
+                    part = items[-1]["content"][0]
+                    part["text"] += content.text
                 else:
-                    items.append({"type": "message", "id": f"msg_{response_id}_{len(items)}", "role": "assistant",
+                    items.append({"type": "message", "id": f"msg_{item_id}", "role": "assistant",
                                   "status": "completed", "content": [_output_text(content.text)]})
             elif isinstance(content, Reasoning):
-                item_id = content.item_id or f"rs_{response_id}_{len(items)}"
-                item: dict[str, Any] = {"type": "reasoning", "id": item_id, "summary": (
-                    [{"type": "summary_text", "text": content.text}] if content.text else [])}
-                if content.signature:
-                    item["encrypted_content"] = content.signature
-                items.append(item)
-                reasoning = item_id
+                items.append(_reasoning_item(content, f"rs_{item_id}", state))
+                reasoning = str(items[-1]["id"])
             elif isinstance(content, FunctionCall) and content.server_label:
+                state.hosted_calls[content.call_id] = content
                 items.append({"type": "mcp_call", "id": content.call_id, "server_label": content.server_label,
-                              "name": content.name, "arguments": arguments_to_wire(content), "output": None})
+                              "name": content.name, "arguments": arguments_to_wire(content), "output": None,
+                              "status": "completed"})
             elif isinstance(content, FunctionCall):
-                item_id = f"fc_{content.call_id}"
-                items.append({"type": "function_call", "id": item_id, "call_id": content.call_id,
+                items.append({"type": "function_call", "id": f"fc_{item_id}", "call_id": content.call_id,
                               "name": content.name, "arguments": arguments_to_wire(content), "status": "completed"})
                 if reasoning is not None:
-                    state.reasoning_of_call[item_id] = reasoning
+                    state.reasoning_of_call[f"fc_{item_id}"] = reasoning
             elif isinstance(content, FunctionResult):
                 hosted = next((i for i in items if i["type"] == "mcp_call" and i["id"] == content.call_id), None)
                 if hosted is not None:
@@ -277,85 +350,26 @@ def _output_items(response: Response, response_id: str, state: ServiceState) -> 
     return items
 
 
-def _output_text(text: str) -> dict[str, Any]:
-    return {"type": "output_text", "text": text, "annotations": []}
-
-
-def _chunks_per_item(updates: Sequence[Update], output: list[dict[str, Any]]) -> list[list[str]]:
-    """The streamed pieces of each output item's text or arguments, in the script's own chunking.
-
-    The script's updates fold into its response, whose items `output` renders in the same order; each text,
-    reasoning or call chunk belongs to the item of its kind that is current when it arrives."""
-    chunks: list[list[str]] = [[] for _ in output]
-    index = -1
-
-    def advance(kind: str, new: bool) -> int:
-        nonlocal index
-        if not new and 0 <= index < len(output) and output[index]["type"] == kind:
-            return index
-        following = next((i for i in range(index + 1, len(output)) if output[i]["type"] == kind), None)
-        index = following if following is not None else index
-        return index
-
-    for update in updates:
-        for content in update.contents:
-            if isinstance(content, Text):
-                at = advance("message", False)
-                if at >= 0 and output[at]["type"] == "message":
-                    chunks[at].append(content.text)
-            elif isinstance(content, Reasoning):
-                at = advance("reasoning", bool(content.item_id) and (
-                    index < 0 or output[index].get("id") != content.item_id))
-                if at >= 0 and output[at]["type"] == "reasoning":
-                    chunks[at].append(content.text)
-            elif isinstance(content, FunctionCall) and not content.server_label:
-                at = advance("function_call", bool(content.call_id))
-                if at >= 0 and output[at]["type"] == "function_call":
-                    chunks[at].append(arguments_to_wire(content) if content.arguments != {} else "")
-    return chunks
-
-
-def _item_events(index: int, item: dict[str, Any], chunks: list[str]) -> list[dict[str, Any]]:
-    kind = item["type"]
-    events: list[dict[str, Any]] = []
-    if kind == "message":
-        text = "".join(str(p["text"]) for p in item["content"])
-        pieces = [c for c in chunks if c] if "".join(chunks) == text else [text]
-        events.append({"type": "response.output_item.added", "output_index": index,
-                       "item": {**item, "status": "in_progress", "content": []}})
-        events.append({"type": "response.content_part.added", "item_id": item["id"], "output_index": index,
-                       "content_index": 0, "part": _output_text("")})
-        events.extend({"type": "response.output_text.delta", "item_id": item["id"], "output_index": index,
-                       "content_index": 0, "delta": piece, "logprobs": []} for piece in pieces)
-        events.append({"type": "response.output_text.done", "item_id": item["id"], "output_index": index,
-                       "content_index": 0, "text": text, "logprobs": []})
-        events.append({"type": "response.content_part.done", "item_id": item["id"], "output_index": index,
-                       "content_index": 0, "part": _output_text(text)})
-    elif kind == "function_call":
-        arguments = str(item["arguments"])
-        pieces = [c for c in chunks if c] if "".join(chunks) == arguments else [arguments]
-        events.append({"type": "response.output_item.added", "output_index": index,
-                       "item": {**item, "arguments": "", "status": "in_progress"}})
-        events.extend({"type": "response.function_call_arguments.delta", "item_id": item["id"],
-                       "output_index": index, "delta": piece} for piece in pieces)
-        events.append({"type": "response.function_call_arguments.done", "item_id": item["id"],
-                       "output_index": index, "arguments": arguments})
-    elif kind == "reasoning":
-        text = "".join(str(p["text"]) for p in item["summary"])
-        events.append({"type": "response.output_item.added", "output_index": index,
-                       "item": {"type": "reasoning", "id": item["id"], "summary": []}})
-        if text:
-            pieces = [c for c in chunks if c] if "".join(chunks) == text else [text]
-            part = {"type": "summary_text", "text": ""}
-            events.append({"type": "response.reasoning_summary_part.added", "item_id": item["id"],
-                           "output_index": index, "summary_index": 0, "part": part})
-            events.extend({"type": "response.reasoning_summary_text.delta", "item_id": item["id"],
-                           "output_index": index, "summary_index": 0, "delta": piece} for piece in pieces)
-            events.append({"type": "response.reasoning_summary_text.done", "item_id": item["id"],
-                           "output_index": index, "summary_index": 0, "text": text})
-            events.append({"type": "response.reasoning_summary_part.done", "item_id": item["id"],
-                           "output_index": index, "summary_index": 0, "part": {**part, "text": text}})
+def _reasoning_item(content: Reasoning, default_id: str, state: ServiceState) -> dict[str, Any]:
+    """A reasoning item: raw text as `content`, a summary as `summary`, and always an `encrypted_content` (the
+    service returns one by default): the script's signature or data, else an opaque payload of its own."""
+    item_id = content.item_id or default_id
+    item: dict[str, Any] = {"type": "reasoning", "id": item_id, "summary": []}
+    if content.text and content.kind == "summary":
+        item["summary"] = [{"type": "summary_text", "text": content.text}]
+    elif content.text:
+        item["content"] = [{"type": "reasoning_text", "text": content.text}]
+    if content.signature is not None:
+        issued = IssuedReasoning(content, content.item_id is None, content.signature, "signature")
+    elif (payload := _data_payload(content)) is not None:
+        issued = IssuedReasoning(content, content.item_id is None, payload, "data")
     else:
-        events.append({"type": "response.output_item.added", "output_index": index, "item": item})
-    events.append({"type": "response.output_item.done", "output_index": index, "item": item})
-    return events
+        generated = "gAAAAA" + base64.b64encode(f"scripted reasoning {item_id}".encode()).decode()
+        issued = IssuedReasoning(content, content.item_id is None, generated, "service")
+    item["encrypted_content"] = issued.payload
+    state.reasoning_items[item_id] = issued
+    return item
+
+
+def _output_text(text: str) -> dict[str, Any]:
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}

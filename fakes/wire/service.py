@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
 from fakes.provider import ScriptedProvider
-from harness.contents import JSON, Message, Response, Update
+from fakes.wire.expressible import ScriptedScenario
+from harness.contents import JSON, Content, FunctionCall, Message, Reasoning, Response, Update
 from harness.contract import Dialect
 from harness.script import Exchange, ModelStep, Rejection, ScriptedProviderError
 
@@ -72,6 +73,29 @@ class WireDialect(Protocol):
         """The error body the service sends for a rejection."""
         ...
 
+    def unexpressible(self, scenario: ScriptedScenario) -> str | None:
+        """Why `scenario` cannot go over this wire (a feature of its script or an expectation the format cannot
+        carry, named with its turn), or None when it can. Asked before a run; such a run is n/a for the dialect."""
+        ...
+
+    def as_scripted(self, content: Content, state: ServiceState) -> Content:
+        """A content the caller got from the provider client, in the script's terms: what the service issues of
+        its own accord for items the script left unnamed (ids, opaque payloads) taken back out, and what the format
+        folds together restated as the script wrote it. Whatever the client or the loop changed stays changed."""
+        ...
+
+
+@dataclass(frozen=True)
+class IssuedReasoning:
+    """A reasoning item the service sent: the script's item, whether its id is the service's own (the script named
+    none), and its opaque payload (`encrypted_content`) with where that came from: the script's `signature`, the
+    script's `data`, or the service itself."""
+
+    scripted: Reasoning
+    generated_id: bool
+    payload: str
+    payload_from: Literal["signature", "data", "service"]
+
 
 @dataclass
 class ServiceState:
@@ -81,6 +105,10 @@ class ServiceState:
     conversations: dict[str, tuple[Message, ...]] = field(default_factory=lambda: {})
     # item ids the service issued, by kind: e.g. the reasoning item a call was emitted with
     reasoning_of_call: dict[str, str] = field(default_factory=lambda: {})
+    # reasoning item id -> what the service sent for it: the scripted item, and what it added to it itself
+    reasoning_items: dict[str, IssuedReasoning] = field(default_factory=lambda: {})
+    # hosted call id -> the scripted call the service sent a record of (a Responses mcp_call item)
+    hosted_calls: dict[str, FunctionCall] = field(default_factory=lambda: {})
     # response id -> ids of the items the stored conversation holds (sent and answered), which a continuation of it
     # must not resend
     item_ids: dict[str, frozenset[str]] = field(default_factory=lambda: {})
@@ -112,6 +140,10 @@ class WireService:
     @property
     def base_url(self) -> str:
         return BASE_URL + self._dialect.base_path
+
+    def as_scripted(self, content: Content) -> Content:
+        """See `WireDialect.as_scripted`: what an adapter applies to every content it reports to the harness."""
+        return self._dialect.as_scripted(content, self.state)
 
     def http_client(self) -> object:
         from fakes.wire.http import async_http_client  # the HTTP library is an optional dependency

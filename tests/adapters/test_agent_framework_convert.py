@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+from typing import Literal
 
 import pytest
 from requirements_helper import INSTALL_PINNED, require
@@ -132,3 +133,32 @@ def test_tool_input_request_becomes_user_input_request_with_its_payload() -> Non
 def test_tool_input_request_with_a_plain_link() -> None:
     consent = FwContent.from_oauth_consent_request("https://consent.example/1")
     assert from_framework(consent) == [UserInputRequest("", None, "https://consent.example/1")]
+
+
+def test_a_hosted_servers_call_and_result_from_a_provider_client_are_a_hosted_pair() -> None:
+    call = FwContent.from_mcp_server_tool_call("mcp_1", "web_search", server_name="web", arguments='{"query": "one"}')
+    result = FwContent.from_mcp_server_tool_result("mcp_1", output=[FwContent.from_text("web results")])
+    assert from_framework(call) == [FunctionCall("mcp_1", "web_search", {"query": "one"}, True, "web")]
+    assert from_framework(result) == [FunctionResult("mcp_1", "web results")]
+
+
+def _fragment(call_id: str, arguments: str, item: str, merge_mode: Literal["append", "replace"]) -> FwContent:
+    """A call fragment as the Responses client streams it: id and name on every fragment, its output item named."""
+    return FwContent.from_function_call(call_id, "get_weather", arguments=arguments, merge_mode=merge_mode,
+                                        additional_properties={"openai": {"item_id": item}})
+
+
+def test_fragments_of_one_provider_item_are_one_call_and_a_reused_id_in_another_item_is_another() -> None:
+    from agent_framework import ChatResponseUpdate
+
+    from harness.adapters.agent_framework.convert import StreamedSoFar
+
+    so_far = StreamedSoFar()
+    fragments = [_fragment("c1", '{"city": ', "fc_1", "append"), _fragment("c1", '"Paris"}', "fc_1", "append"),
+                 _fragment("c1", '{"city": "Paris"}', "fc_1", "replace"),
+                 _fragment("c1", '{"city": "Rome"}', "fc_2", "append"),
+                 _fragment("c1", '{"city": "Rome"}', "fc_2", "replace")]
+    read = [c for f in fragments
+            for c in update_from_framework(ChatResponseUpdate(role="assistant", contents=[f]), so_far).contents]
+    assert read == [FunctionCall("c1", "get_weather", '{"city": '), FunctionCall("c1", "", '"Paris"}'),
+                    FunctionCall("c1", "get_weather", {"city": "Rome"})]

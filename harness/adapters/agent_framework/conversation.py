@@ -6,6 +6,7 @@ import json
 import logging
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, cast
 
 from agent_framework import Agent, AgentSession, FunctionTool
@@ -85,9 +86,34 @@ def _key(message: Message) -> str:
     return json.dumps(message_form(message), sort_keys=True, default=str)
 
 
+class _AsScripted:
+    """What the caller saw, in the script's terms: over a wire, without what the service generated itself (see
+    `WireEndpoint.as_scripted`); over the neutral provider, as it is."""
+
+    def __init__(self, setup: ConversationSetup) -> None:
+        self._wire = setup.wire
+
+    def message(self, message: Message) -> Message:
+        if self._wire is None:
+            return message
+        return replace(message, contents=tuple(self._wire.as_scripted(c) for c in message.contents))
+
+    def messages(self, messages: Sequence[Message]) -> tuple[Message, ...]:
+        return tuple(self.message(m) for m in messages)
+
+    def update(self, update: Update) -> Update:
+        if self._wire is None:
+            return update
+        return replace(update, contents=tuple(self._wire.as_scripted(c) for c in update.contents))
+
+    def response(self, response: Response) -> Response:
+        return replace(response, messages=self.messages(response.messages))
+
+
 class AgentFrameworkConversation:
     def __init__(self, setup: ConversationSetup, *, stateless: bool = False) -> None:
         self.setup = setup
+        self.scripted = _AsScripted(setup)
         # A stateless caller keeps its own history and holds no session object at all: the spec's manual-replay
         # caller, whose decisions the layer must honour from the replayed transcript alone.
         self.stateless = stateless
@@ -147,7 +173,7 @@ class AgentFrameworkConversation:
 
     def _remember(self, messages: Sequence[FwMessage]) -> None:
         for message in messages:
-            self._originals[_key(message_from_framework(message))] = message
+            self._originals[_key(self.scripted.message(message_from_framework(message)))] = message
             for content in message.contents:
                 if content.type == "function_approval_request" and content.id is not None:
                     self._requests[str(content.id)] = content
@@ -185,7 +211,7 @@ class AgentFrameworkConversation:
                     stream: Any = self._call(caller_input, client_kwargs, stream=True)
                     so_far = StreamedSoFar()
                     async for update in stream:
-                        updates.append(update_from_framework(update, so_far))
+                        updates.append(self.scripted.update(update_from_framework(update, so_far)))
                     final = await stream.get_final_response()
                 else:
                     final = await self._call(caller_input, client_kwargs, stream=False)
@@ -195,13 +221,14 @@ class AgentFrameworkConversation:
                 error = RaisedError(type(raised).__name__, str(raised), "unknown-tool")
             except Exception as raised:  # noqa: BLE001 - whatever the caller gets is an observation
                 error = RaisedError(type(raised).__name__, str(raised), "loop")
-        earlier = tuple(response_from_framework(r) for r in self._returned)
+        earlier = tuple(self.scripted.response(response_from_framework(r)) for r in self._returned)
         response: Response | None = None
         if final is not None:
-            response = response_from_framework(final)
+            response = self.scripted.response(response_from_framework(final))
             self._returned.append(final)
             self._remember(final.messages)
-        inputs_after = caller_input if isinstance(caller_input, str) else messages_from_framework(caller_input)
+        inputs_after = caller_input if isinstance(caller_input, str) else self.scripted.messages(
+            messages_from_framework(caller_input))
         return CallerView(tuple(updates), response, error, inputs_after, earlier, tuple(logs.lines))
 
     def _call(self, caller_input: str | list[FwMessage], client_kwargs: dict[str, Any], *, stream: bool) -> Any:

@@ -167,7 +167,7 @@ def from_framework(content: Any) -> list[Content]:
         server = getattr(content, "server_name", None)
         return [FunctionCall(str(content.call_id), str(getattr(content, "tool_name", "") or ""),
                              parse_arguments(getattr(content, "arguments", None)),
-                             server_label=str(server or "hosted"))]
+                             bool(getattr(content, "informational_only", True)), str(server or "hosted"))]
     if kind == "mcp_server_tool_result":
         return [FunctionResult(str(content.call_id), _hosted_output(getattr(content, "output", None)))]
     if kind == "usage":
@@ -263,7 +263,11 @@ class StreamedSoFar:
     full when the provider says the part is done (`merge_mode="replace"`), and the framework's own folding keeps
     the last. The neutral stream only appends, so a restatement becomes the part not streamed yet (usually
     nothing); one that does not extend what was streamed is kept whole, so a provider or client that corrects
-    itself mid-stream still shows as the disagreement it is."""
+    itself mid-stream still shows as the disagreement it is.
+
+    A provider client names the output item each call fragment belongs to, and repeats the call's name on every
+    fragment: fragments of one item are one call (the neutral stream names a call once, on its first fragment),
+    and a later item reusing the call id is another call."""
 
     def __init__(self) -> None:
         self._texts: dict[tuple[str, str], str] = {}
@@ -277,7 +281,9 @@ class StreamedSoFar:
                 read.append(content)
                 continue
             before = self._texts.get(key, "")
-            if not replaces:
+            if key in self._texts and key[0] == "item":
+                content = replace(cast(FunctionCall, content), name="")  # the same item's call, continued
+            if not replaces or key not in self._texts:
                 self._texts[key] = before + value
                 read.append(content)
             elif value.startswith(before):
@@ -296,10 +302,20 @@ class StreamedSoFar:
         arguments = getattr(raw, "arguments", None)
         if isinstance(content, FunctionCall) and isinstance(arguments, str) and content.call_id:
             # Compared as sent: a chunk that happens to be a whole JSON object is read as one.
-            return ("call", content.call_id), arguments
+            item = _provider_item(raw)
+            return (("item", f"{content.call_id} {item}") if item else ("call", content.call_id)), arguments
         if isinstance(content, Reasoning) and not content.signature:
             return ("reasoning", content.item_id or message_id or ""), content.text
         return None, ""
+
+
+def _provider_item(raw: Any) -> str | None:
+    """The provider's id of the output item a streamed call fragment belongs to, where its client names one."""
+    properties = cast(Mapping[str, Any], getattr(raw, "additional_properties", None) or {})
+    namespaced: Any = properties.get("openai")
+    item: Any = cast(Mapping[str, Any], namespaced).get("item_id") if isinstance(namespaced, Mapping) else None
+    item = item or properties.get("fc_id")
+    return str(item) if item else None
 
 
 def _with_value(content: Content, value: str) -> Content:
