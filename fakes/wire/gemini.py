@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from fakes.wire.common import as_list, as_mapping, grouped
+from fakes.wire.expressible import ScriptedScenario, found, results_in_response, shared_reason, written
 from fakes.wire.service import ParsedRequest, ServiceState
 from harness.contents import (
     JSON,
@@ -117,7 +118,14 @@ class Gemini:
     def error_body(self, rejection: Rejection) -> dict[str, Any]:
         return {"error": {"code": rejection.status, "message": rejection.message, "status": "INVALID_ARGUMENT"}}
 
-    def unexpressible(self, scenario: Any) -> str | None:
+    def unexpressible(self, scenario: ScriptedScenario) -> str | None:
+        reason = shared_reason(scenario, "a Gemini content") or results_in_response(scenario, False, "Gemini")
+        if reason is not None:
+            return reason
+        for number, turn in enumerate(scenario.turns, start=1):
+            if found(written(turn, "input"), lambda m: bool(m.get("server_label"))) is not None:
+                return (f"turn {number}'s input holds a hosted (service-run) call: Gemini has no hosted calls, so "
+                        "the client cannot send it")
         return unexpressible([step for turn in scenario.turns for step in turn.steps])
 
     def as_scripted(self, content: Content, state: ServiceState) -> Content:
@@ -136,6 +144,9 @@ def unexpressible(steps: Sequence[ModelStep]) -> str | None:
                 return "Gemini has no hosted (service-run) calls or approvals"
             if isinstance(content, FunctionCall) and isinstance(content.arguments, str):
                 return "Gemini call arguments are a JSON object; the script's are raw text"
+            if isinstance(content, Reasoning) and (content.item_id or content.kind != "text" or content.data is not None):
+                return ("a Gemini thought has no item id, kind or opaque payload but its signature; the script's "
+                        "reasoning item has one")
             if isinstance(content, Reasoning) and content.signature and not _is_base64(content.signature):
                 return f"a Gemini thought signature is base64; the script's '{content.signature}' is not"
         if step.response.conversation_id is not None:
@@ -178,10 +189,9 @@ def _turn_messages(content: Mapping[str, Any]) -> list[Message]:
 def _result(response: Mapping[str, Any]) -> FunctionResult:
     payload = as_mapping(response.get("response"))
     call_id = str(response.get("id") or response.get("name"))
-    if set(payload) == {"error"}:
-        return FunctionResult(call_id, cast(JSON, payload["error"]), error=True)
     value = payload["result"] if set(payload) == {"result"} else dict(payload)
-    return FunctionResult(call_id, cast(JSON, value))
+    # A structured result travels as an object; the loop holds it as the JSON text its tool result became.
+    return FunctionResult(call_id, value if isinstance(value, str) else json.dumps(value))
 
 
 def _texts(parts: object) -> tuple[Content, ...]:
