@@ -152,6 +152,19 @@ _AG_UI = ("awaits the AG-UI transport: the row is about the framework's AG-UI en
 AWAITING: dict[str, str] = {
     "Provider-injected approval tool": _AG_UI,
     "AG-UI provider boundary": _AG_UI,
+    "AG-UI approval result event": _AG_UI,
+    "AG-UI rejection/mixed decision": _AG_UI,
+    "AG-UI approval-time follow-up": _AG_UI,
+    "AG-UI approval execution failure": _AG_UI,
+    "AG-UI no-approval path": _AG_UI,
+    "AG-UI `confirm_changes` snapshot": _AG_UI,
+    "AG-UI malformed `confirm_changes` metadata": _AG_UI,
+    "Hosted per-service-call persistence": (
+        "awaits a driver for agent-framework-foundry-hosting's server: the row is about the transcript a hosting "
+        "server keeps beside the framework session"),
+    "Pending placeholder history": (
+        "not claimed: how a replayed approval response beside its only, placeholder result should be sent is "
+        "ambiguous in the spec (see the README)"),
 }
 
 
