@@ -30,7 +30,10 @@ def snapshot_json(snapshot: SnapshotAssertion) -> SnapshotAssertion:
 
 
 def _runnable(scenario: Scenario, adapter: LoopAdapter, mode: Mode) -> bool:
-    return mode in scenario.modes() and set(scenario.spec.requires) <= set(adapter.capabilities)
+    """Runs over the neutral provider that are not n/a (a scenario about one provider's wire runs only over it)."""
+    providers = scenario.spec.providers
+    return (mode in scenario.modes() and set(scenario.spec.requires) <= set(adapter.capabilities)
+            and (providers is None or "neutral" in providers.only))
 
 
 CASES = [
