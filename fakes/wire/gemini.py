@@ -144,7 +144,8 @@ def unexpressible(steps: Sequence[ModelStep]) -> str | None:
                 return "Gemini has no hosted (service-run) calls or approvals"
             if isinstance(content, FunctionCall) and isinstance(content.arguments, str):
                 return "Gemini call arguments are a JSON object; the script's are raw text"
-            if isinstance(content, Reasoning) and (content.item_id or content.kind != "text" or content.data is not None):
+            if isinstance(content, Reasoning) and (
+                    content.item_id or content.kind != "text" or content.data is not None):
                 return ("a Gemini thought has no item id, kind or opaque payload but its signature; the script's "
                         "reasoning item has one")
             if isinstance(content, Reasoning) and content.signature and not _is_base64(content.signature):
