@@ -232,6 +232,9 @@ def _expected_toy_verdict(scenario: Scenario, mode: str) -> tuple[str, str]:
         return "n/a", f"toy_loop lacks capability: {', '.join(missing)}"
     if mode not in scenario.modes():
         return "n/a", "runs only in"
+    providers = scenario.spec.providers
+    if providers is not None and "neutral" not in providers.only:
+        return "n/a", f"scenario runs only over {', '.join(providers.only)}"
     if scenario.id in UNDECLARED_REQUIREMENTS:
         return "fail", ""
     return "pass", ""

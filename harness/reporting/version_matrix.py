@@ -87,7 +87,8 @@ def render_markdown(by_implementation: Mapping[str, ByVersion], rows: Sequence[S
 def _heading(implementation: str, by_version: ByVersion, packages: Mapping[str, str]) -> str:
     versions = list(by_version)
     span = versions[0] if len(versions) == 1 else f"{versions[0]} – {versions[-1]}"
-    package = packages.get(implementation)
+    # A table over a provider's wire ("agent_framework openai-chat") has the releases of its implementation's package.
+    package = packages.get(implementation) or packages.get(implementation.split(" ")[0])
     return f"{implementation} ({package} {span})" if package else f"{implementation} ({span})"
 
 

@@ -177,8 +177,11 @@ def test_the_version_matrix_gives_each_provider_its_own_table(tmp_path: Path) ->
     path.write_text(json.dumps(MIXED), encoding="utf-8")
     by_table = load_results([path])
     assert list(by_table) == ["agent_framework", "agent_framework openai-chat"]
-    text = matrix_markdown(by_table)
-    neutral, wire = text.split("## agent_framework\n")[1].split("## agent_framework openai-chat\n")
+    text = matrix_markdown(by_table, packages={"agent_framework": "agent-framework-core"})
+    tables = text.split("\n## ")[1:]
+    assert [t.splitlines()[0] for t in tables] == ["agent_framework (agent-framework-core 1.23.0)",
+                                                   "agent_framework openai-chat (agent-framework-core 1.23.0)"]
+    neutral, wire = tables
     assert "| Single non-streaming call | ✅ ✅ |" in neutral
     assert "| Single non-streaming call | ❌ ✅ |" in wire
 
