@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from harness.contents import JSON, Content, FunctionCall, Message, Role
+from harness.script import Rejection
 
 
 def as_mapping(value: object) -> Mapping[str, Any]:
@@ -56,3 +57,9 @@ def grouped(items: Iterable[Message], merged_roles: frozenset[Role]) -> tuple[Me
         else:
             messages.append((item.role, list(item.contents)))
     return tuple(Message(role, tuple(contents)) for role, contents in messages)
+
+
+def openai_error_body(rejection: Rejection) -> dict[str, Any]:
+    """The error body both OpenAI APIs send for a request they refuse."""
+    return {"error": {"message": rejection.message, "type": "invalid_request_error", "param": rejection.param,
+                      "code": None}}

@@ -26,6 +26,7 @@ from fakes.wire.common import (
     as_list,
     as_mapping,
     grouped,
+    openai_error_body,
     result_from_wire,
 )
 from fakes.wire.expressible import (
@@ -136,8 +137,7 @@ class OpenAIChat:
         return [json.dumps(event) for event in events] + ["[DONE]"]
 
     def error_body(self, rejection: Rejection) -> dict[str, Any]:
-        return {"error": {"message": rejection.message, "type": "invalid_request_error", "param": rejection.param,
-                          "code": None}}
+        return openai_error_body(rejection)
 
     def unexpressible(self, scenario: ScriptedScenario) -> str | None:
         if (reason := shared_reason(scenario, "a Chat Completions choice")) is not None:

@@ -31,6 +31,7 @@ from fakes.wire.common import (
     as_list,
     as_mapping,
     grouped,
+    openai_error_body,
     result_from_wire,
 )
 from fakes.wire.expressible import ScriptedScenario, results_in_response, shared_reason, step_contents
@@ -145,8 +146,7 @@ class OpenAIResponses:
         return [json.dumps(event) for event in events]
 
     def error_body(self, rejection: Rejection) -> dict[str, Any]:
-        return {"error": {"message": rejection.message, "type": "invalid_request_error", "param": rejection.param,
-                          "code": None}}
+        return openai_error_body(rejection)
 
     # --- what the format cannot carry, and what the service adds -----------------------------------------------------
 
