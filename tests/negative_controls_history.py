@@ -1,15 +1,17 @@
 """Negative controls for the rows of "History and provider serialization" the neutral provider can judge: each
-breaks one rule of compaction in the reference loop, and a bundled scenario of `scenarios/history/` must fail."""
+breaks one rule of compaction or of pending placeholders in the reference loop, and a bundled scenario of
+`scenarios/history/` must fail."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from negative_controls_limits import LimitControl
 
-from harness.adapters.reference import compaction
+from harness.adapters.reference import approvals, compaction
 from harness.adapters.reference.loop import ReferenceLoop
-from harness.contents import FunctionCall, FunctionResult, Message
+from harness.contents import APPROVAL_PENDING, ApprovalResponse, FunctionCall, FunctionResult, Message
 
 
 def _window(history: Sequence[Message], count: int | None, spans: list[range]) -> list[Message]:
@@ -63,8 +65,41 @@ class PairsReusedIdWithFirstCall(ReferenceLoop):
         return _window(history, self.keep_last_groups, spans)
 
 
+class ForwardsSpentPlaceholders(ReferenceLoop):
+    """Once a call has its real result, the caller's earlier placeholder for it goes to the model too, before it."""
+
+    def normalise(self, history: Sequence[Message], *, restore_calls: bool) -> approvals.Normalised:
+        normalised = super().normalise(history, restore_calls=restore_calls)
+        spent = [c for m in history for c in m.contents
+                 if isinstance(c, FunctionResult) and c.result == APPROVAL_PENDING]
+        out = list(normalised.history)
+        for placeholder in spent:
+            answered = next((i for i, m in enumerate(out) for c in m.contents
+                             if isinstance(c, FunctionResult) and c.call_id == placeholder.call_id
+                             and c.result != APPROVAL_PENDING), None)
+            if answered is not None:
+                out.insert(answered, Message("tool", (placeholder,)))
+        return replace(normalised, history=out)
+
+
+class TakesPlaceholderForResult(ReferenceLoop):
+    """A call with any result, a placeholder included, counts as answered: its approval is dropped as settled."""
+
+    def normalise(self, history: Sequence[Message], *, restore_calls: bool) -> approvals.Normalised:
+        answered = {c.call_id for m in history for c in m.contents if isinstance(c, FunctionResult)}
+        kept = [Message(m.role, tuple(c for c in m.contents
+                                      if not (isinstance(c, ApprovalResponse)
+                                              and c.function_call.call_id in answered)))
+                for m in history]
+        return super().normalise([m for m in kept if m.contents], restore_calls=restore_calls)
+
+
 HISTORY_CONTROLS: tuple[LimitControl, ...] = (
     LimitControl(PairsAdjacentResultsOnly, "history/compaction-pair-integrity.yaml", "no-orphans"),
     LimitControl(LeavesReasoningBehind, "history/compaction-pair-integrity.yaml", "reasoning-bound"),
     LimitControl(PairsReusedIdWithFirstCall, "history/compaction-pair-integrity.yaml", "expect.requests"),
+    LimitControl(ForwardsSpentPlaceholders, "history/pending-placeholder-caller-history.yaml", "no-orphans"),
+    LimitControl(ForwardsSpentPlaceholders, "history/pending-placeholder-history-store.yaml", "no-orphans"),
+    LimitControl(TakesPlaceholderForResult, "history/pending-placeholder-caller-history.yaml", "approved-once"),
+    LimitControl(TakesPlaceholderForResult, "history/pending-placeholder-history-store.yaml", "approved-once"),
 )

@@ -162,9 +162,6 @@ AWAITING: dict[str, str] = {
     "Hosted per-service-call persistence": (
         "awaits a driver for agent-framework-foundry-hosting's server: the row is about the transcript a hosting "
         "server keeps beside the framework session"),
-    "Pending placeholder history": (
-        "not claimed: how a replayed approval response beside its only, placeholder result should be sent is "
-        "ambiguous in the spec (see the README)"),
 }
 
 
