@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agui_loopback import LoopbackServer
-
 from fakes import ModelRequest, ScriptedProvider, ScriptedToolbox, ToolExecution
 from harness.contents import FunctionCall, Text
 from harness.scenario.loader import load_scenario
@@ -138,6 +136,8 @@ async def _read_phase(process: asyncio.subprocess.Process, stderr: asyncio.Task[
 async def run_interop(script: ApprovalScript, *, approved: bool = True,
                       wrap: AppWrapper | None = None, client: ClientFactory | None = None) -> InteropTranscript:
     """Serve the endpoint, let the JavaScript client run, answer the interrupt and resume; always stops both."""
+    from agui_loopback import LoopbackServer  # uvicorn comes with the ag-ui extra, which the test requires first
+
     node = node_executable()
     if node is None:
         raise RuntimeError("node is not on PATH")

@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from agui_broken_endpoints import approval_forwarding_client, duplicating_result_events, history_dropping_on_resume
 from agui_interop_run import (
-    DRIVER_DIR,
     ApprovalScript,
     AppWrapper,
     ClientFactory,
@@ -55,7 +54,7 @@ def _require_interop_tools() -> None:
     require(node_executable() is not None,
             "node is not installed, so the JavaScript AG-UI client cannot run: apt-get install nodejs npm")
     require(installed_client_version() is not None,
-            f"the JavaScript AG-UI client is not installed: run `npm ci` in {DRIVER_DIR.name} under tests/ "
+            "the JavaScript AG-UI client is not installed: run `npm ci` in tests/agui_interop "
             "(.ci/run does)")
 
 
