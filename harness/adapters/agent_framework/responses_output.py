@@ -39,7 +39,7 @@ def item_contents(item: Mapping[str, Any]) -> tuple[Role, tuple[Content, ...]]:
         role = str(item.get("role") or "assistant")
         if role not in ROLES:
             raise UnreadableOutputError(f"the server returned a message with role {role!r}")
-        return cast(Role, role), texts
+        return role, texts
     if kind == "function_call":
         return "assistant", (FunctionCall(str(item.get("call_id")), str(item.get("name")),
                                           parse_arguments(item.get("arguments"))),)
