@@ -8,13 +8,15 @@ nox.options.sessions = ["tests", "lint", "typing", "conformance"]
 nox.options.reuse_existing_virtualenvs = True
 
 PYTHON = "3.11"
+# Every optional dependency the suite runs over (the wire providers, the hosting server, the other frameworks).
+EXTRAS = ".[agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents]"
+EXTRAS_TEST = ".[test,agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents]"
 
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """The harness's own tests plus every bundled scenario on every installed implementation."""
-    session.install("-e", ".[test,agent-framework,providers,pydantic-ai,openai-agents,ag-ui]", "-c",
-                    "constraints/latest.txt")
+    session.install("-e", EXTRAS_TEST, "-c", "constraints/latest.txt")
     session.run("python", "-m", "pytest", "-n", "auto", *session.posargs)
 
 
@@ -27,15 +29,15 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def typing(session: nox.Session) -> None:
     # Every adapter is type-checked, so every framework it imports is installed here.
-    session.install("-e", ".[test,agent-framework,providers,pydantic-ai,openai-agents,ag-ui]", "pyright>=1.1.380",
-                    "nox", "-c", "constraints/latest.txt")
+    session.install("-e", EXTRAS_TEST, "pyright>=1.1.380", "nox",
+                    "-c", "constraints/latest.txt")
     session.run("pyright")
 
 
 @nox.session(python=PYTHON)
 def conformance(session: nox.Session) -> None:
     """The main job: every scenario against every installed implementation, both modes, results as JSON."""
-    session.install("-e", ".[agent-framework,providers,pydantic-ai,openai-agents]", "-c", "constraints/latest.txt")
+    session.install("-e", EXTRAS, "-c", "constraints/latest.txt")
     session.run("loop-conformance", "run", "--json", "reports/results.json", *session.posargs)
 
 

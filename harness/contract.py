@@ -60,6 +60,7 @@ Capability = Literal[
     "context-providers",  # providers that add instructions or context messages to every model call of a run
     "history-providers",  # the caller's own history store replaces the built-in one (`ConversationSetup.history_store`)
     "compaction",  # trims what each model call receives to the most recent groups (`ConversationSetup.compaction`)
+    "hosting-server",  # the loop can run behind its framework's Responses-API hosting server (`ConversationSetup.host`)
 ]
 
 # What a caller that keeps its own history and holds no session object cannot ask for: an adapter's stateless
@@ -216,6 +217,24 @@ class WireEndpoint(Protocol):
         ...
 
 
+HostPersistence = Literal["per-run", "per-service-call"]
+
+
+@dataclass(frozen=True)
+class HostedServer:
+    """The caller reaches the loop through a hosting server (capability ``hosting-server``), not by calling it.
+
+    The server speaks the OpenAI Responses API over HTTP, served in-process (no sockets): each turn is one
+    ``POST /responses`` with the turn's input, continuing the previous turn's response by its id, and the caller
+    sees the response's output items. The server keeps the conversation's transcript itself and hands it to the
+    loop on every request, beside the framework session it keeps for the loop. `persistence` is when the loop's
+    history providers save: once per run, or after every model call of the run (``per-service-call``). The loop's
+    model is still `ConversationSetup.provider` (or the wire endpoint), inside the server.
+    """
+
+    persistence: HostPersistence = "per-run"
+
+
 @dataclass(frozen=True)
 class ConversationSetup:
     """Everything an adapter needs for one scenario run in one mode.
@@ -234,7 +253,10 @@ class ConversationSetup:
     history (capability ``compaction``), where a group is what must travel together: a call with its result and
     the reasoning it was made after, or a lone message; system messages always stay. `dialect` names how the model
     is reached; unless it is ``"neutral"``, `wire` is the endpoint to build the
-    provider client on, and `provider` must not be called directly.
+    provider client on, and `provider` must not be called directly. `host`, when set, puts the loop behind a
+    hosting server the caller talks to over HTTP (capability ``hosting-server``); the server keeps the
+    conversation, so the caller's turns hold only new input. An adapter whose host package is missing raises
+    ImportError from `open`: the run is then n/a with that reason.
     """
 
     scenario_id: str
@@ -251,6 +273,7 @@ class ConversationSetup:
     dialect: Dialect = "neutral"
     wire: WireEndpoint | None = None
     compaction: int | None = None
+    host: HostedServer | None = None
 
 
 @dataclass(frozen=True)

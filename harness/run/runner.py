@@ -23,6 +23,7 @@ from harness.contract import (
     Conversation,
     ConversationSetup,
     Dialect,
+    HostedServer,
     LoopAdapter,
     Mode,
     RaisedError,
@@ -47,7 +48,8 @@ CONTRACT_BROKEN = "adapter contract broken: "  # a safety net for hanging loops,
 
 
 class ProviderNotInstalledError(Exception):
-    """The optional dependency of the dialect a run asks for is missing: the run is n/a, never a pass."""
+    """The optional dependency of the dialect (or hosting server) a run asks for is missing: the run is n/a, never a
+    pass."""
 
 
 class WireEndpointError(Exception):
@@ -90,11 +92,15 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
                               scenario.spec.history_provider.id if scenario.spec.history_provider else None,
                               dialect=dialect, wire=wire,
                               compaction=scenario.spec.compaction.keep_last_groups if scenario.spec.compaction
-                              else None)
+                              else None,
+                              host=HostedServer(scenario.spec.host.persistence) if scenario.spec.host else None)
     record = RunRecord(subject(scenario), adapter.name, mode, dialect=dialect)
     try:
         conversation = adapter.open(setup)
     except ImportError as error:
+        if setup.host is not None:
+            # The hosting server is an optional dependency of the adapter.
+            raise ProviderNotInstalledError(f"hosting server not installed: {error}") from error
         if wire is None:
             raise
         # The adapter's client for this provider is an optional dependency too.

@@ -81,6 +81,7 @@ _FEATURE_CAPABILITIES = {
     "history_provider": ("history-providers", "'history_provider'"),
     "standing": ("approval-policy", "a standing approval decision"),
     "compaction": ("compaction", "'compaction'"),
+    "host": ("hosting-server", "'host'"),
 }
 
 
@@ -89,6 +90,7 @@ _SESSION_FEATURES = {
     "history_provider": "it keeps a session's conversation",
     "context_providers": "providers run around an agent's session",
     "approval_policy": "the layer keeps its state in the session",
+    "host": "the server keeps the conversation between requests",
 }
 
 
@@ -113,6 +115,11 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
                              "add 'session: true' and 'sessions' to 'requires'")
     for t, turn in enumerate(spec.turns):
         for i, item in enumerate(turn.input if isinstance(turn.input, list) else []):
+            if spec.host is not None and item.user is None and item.system is None:
+                # A hosted caller sends text: the server keeps the rest of the conversation itself.
+                yield problem_at(source, ("turns", t, "input", i), "invalid-value",
+                                 "a turn of a scenario with 'host' takes text input only ('user' or 'system' items)",
+                                 "the server keeps the conversation: write only this turn's new text")
             for ref, decision in (item.approvals or {}).items():
                 if decision in STANDING_DECISIONS:
                     yield from missing("standing", ("turns", t, "input", i, "approvals", ref))

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harness.contract import Capability, Dialect
+from harness.contract import Capability, Dialect, HostPersistence
 
 # The capability names are the adapter contract's: one list, so a scenario can require only what adapters declare.
 CapabilityName = Capability
@@ -419,6 +419,13 @@ class CompactionSpec(Strict):
                                                      "and reasoning, or a lone message) each model call keeps.")
 
 
+class HostSpec(Strict):
+    server: Literal["responses"] = Field(description="The hosting server the caller talks to: the Responses API.")
+    persistence: HostPersistence = Field(
+        default="per-run", description="When the loop's history providers save: once per run, or after every "
+                                       "model call of the run.")
+
+
 class ProvidersSpec(Strict):
     only: list[Dialect] = Field(min_length=1, description="The providers the scenario runs over; n/a elsewhere.")
     reason: str = Field(min_length=1)
@@ -450,6 +457,10 @@ class ScenarioSpec(Strict):
     compaction: CompactionSpec | None = Field(
         default=None, description="Compact the history every model call receives to its most recent groups "
                                   "(capability compaction).")
+    host: HostSpec | None = Field(
+        default=None, description="The caller reaches the loop through a hosting server over HTTP, one request per "
+                                  "turn continuing the previous response; the server keeps the transcript "
+                                  "(capability hosting-server; needs session: true; inputs are text only).")
     not_observable: str | None = Field(
         default=None, min_length=20,
         description="Why the rows cannot be observed from outside the loop; such a scenario has no turns and is "

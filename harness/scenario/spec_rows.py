@@ -159,9 +159,6 @@ AWAITING: dict[str, str] = {
     "AG-UI no-approval path": _AG_UI,
     "AG-UI `confirm_changes` snapshot": _AG_UI,
     "AG-UI malformed `confirm_changes` metadata": _AG_UI,
-    "Hosted per-service-call persistence": (
-        "awaits a driver for agent-framework-foundry-hosting's server: the row is about the transcript a hosting "
-        "server keeps beside the framework session"),
 }
 
 

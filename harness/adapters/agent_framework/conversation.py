@@ -7,7 +7,7 @@ import logging
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from agent_framework import Agent, AgentSession, FunctionTool
 from agent_framework import Message as FwMessage
@@ -43,6 +43,9 @@ from harness.contract import (
 )
 from harness.transcript import message_form
 
+if TYPE_CHECKING:
+    from harness.adapters.agent_framework.hosting import HostedResponsesConversation
+
 _CONFIG_KEYS = {
     "enabled": "enabled",
     "max_iterations": "max_iterations",
@@ -68,22 +71,51 @@ class _LogCapture(logging.Handler):
 
 
 @contextmanager
-def _captured_logs() -> Generator[_LogCapture]:
-    """Framework log records of one turn: some behaviour (an input it ignores) is visible only there."""
-    logger = logging.getLogger("agent_framework")
+def captured_logs(*names: str) -> Generator[_LogCapture]:
+    """Framework log records of one turn: some behaviour (an input it ignores) is visible only there. `names` are
+    the loggers to read besides the framework's own."""
+    loggers = [logging.getLogger(name) for name in ("agent_framework", *names)]
     handler = _LogCapture()
-    previous = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
+    previous = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
     try:
         yield handler
     finally:
-        logger.removeHandler(handler)
-        logger.setLevel(previous)
+        for logger, level in zip(loggers, previous, strict=True):
+            logger.removeHandler(handler)
+            logger.setLevel(level)
 
 
 def _key(message: Message) -> str:
     return json.dumps(message_form(message), sort_keys=True, default=str)
+
+
+def framework_client(setup: ConversationSetup) -> Any:
+    """The chat client the loop runs in: the function invocation layer over the scripted provider, or the
+    framework's own provider client over the wire endpoint."""
+    # The middleware also tells a Python-declared tool's body which call it runs for (it has no context).
+    needs_middleware = any(b.terminate for t in setup.toolbox.tools.values() for b in t.spec.behaviours) or any(
+        t.spec.signature is not None for t in setup.toolbox.tools.values())
+    client_settings: dict[str, Any] = {
+        "function_invocation_configuration": invocation_configuration(setup.config),
+        "middleware": [TerminateOnRequest()] if needs_middleware else None,
+    }
+    if setup.dialect != "neutral":
+        return wire_client(setup, **client_settings)
+    client_type = ScriptedStoringChatClient if setup.service_stores_history else ScriptedChatClient
+    return client_type(setup.provider, **client_settings)
+
+
+def compaction_strategy(setup: ConversationSetup) -> Any:
+    """The framework's sliding window for `setup.compaction`, or None. Given per run, not to the client: not every
+    provider client's constructor takes one."""
+    if setup.compaction is None:
+        return None
+    from agent_framework import SlidingWindowStrategy
+
+    return SlidingWindowStrategy(keep_last_groups=setup.compaction)
 
 
 class _AsScripted:
@@ -118,24 +150,8 @@ class AgentFrameworkConversation:
         # caller, whose decisions the layer must honour from the replayed transcript alone.
         self.stateless = stateless
         self.catalogue = build_tools(setup.toolbox.tools)
-        # The middleware also tells a Python-declared tool's body which call it runs for (it has no context).
-        needs_middleware = any(b.terminate for t in setup.toolbox.tools.values() for b in t.spec.behaviours) or any(
-            t.spec.signature is not None for t in setup.toolbox.tools.values())
-        client_settings: dict[str, Any] = {
-            "function_invocation_configuration": invocation_configuration(setup.config),
-            "middleware": [TerminateOnRequest()] if needs_middleware else None,
-        }
-        # Given per run, not to the client: not every provider client's constructor takes one.
-        self.compaction: Any = None
-        if setup.compaction is not None:
-            from agent_framework import SlidingWindowStrategy
-
-            self.compaction = SlidingWindowStrategy(keep_last_groups=setup.compaction)
-        if setup.dialect != "neutral":
-            self.client: Any = wire_client(setup, **client_settings)
-        else:
-            client_type = ScriptedStoringChatClient if setup.service_stores_history else ScriptedChatClient
-            self.client = client_type(setup.provider, **client_settings)
+        self.compaction = compaction_strategy(setup)
+        self.client: Any = framework_client(setup)
         # A session-managed scenario talks to an agent, whose history provider keeps the conversation; otherwise
         # the caller keeps history and talks to the chat client, still passing a session for approval binding.
         self.agent = Agent(self.client, tools=self._offered(), middleware=approval_middleware(setup.approval_policy),
@@ -205,7 +221,7 @@ class AgentFrameworkConversation:
         client_kwargs: dict[str, Any] = {**turn.kwargs}
         if not self.stateless:
             client_kwargs["session"] = self.session
-        with _captured_logs() as logs:
+        with captured_logs() as logs:
             try:
                 if self.setup.mode == "streaming":
                     stream: Any = self._call(caller_input, client_kwargs, stream=True)
@@ -274,9 +290,18 @@ class AgentFrameworkAdapter:
             capabilities.add("compaction")
         if stateless:
             capabilities -= SESSION_CAPABILITIES
+        else:
+            # The Responses hosting server of agent-framework-foundry-hosting, which keeps the session for its
+            # caller; without that package the runs that need it are n/a, saying so (see `hosting`).
+            capabilities.add("hosting-server")
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
         # The framework's OpenAI clients (agent-framework-openai); a run over a dialect without it is n/a.
         self.dialects = DIALECTS
 
-    def open(self, setup: ConversationSetup) -> AgentFrameworkConversation:
+    def open(self, setup: ConversationSetup) -> AgentFrameworkConversation | HostedResponsesConversation:
+        if setup.host is not None:
+            # Imported here: the hosting server is an optional dependency (ImportError makes the run n/a).
+            from harness.adapters.agent_framework.hosting import HostedResponsesConversation
+
+            return HostedResponsesConversation(setup)
         return AgentFrameworkConversation(setup, stateless=self.stateless)
