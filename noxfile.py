@@ -13,7 +13,7 @@ PYTHON = "3.11"
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """The harness's own tests plus every bundled scenario on every installed implementation."""
-    session.install("-e", ".[test,agent-framework,providers,pydantic-ai,openai-agents]", "-c", "constraints/latest.txt")
+    session.install("-e", ".[test,agent-framework,providers,pydantic-ai,openai-agents,ag-ui]", "-c", "constraints/latest.txt")
     session.run("python", "-m", "pytest", "-n", "auto", *session.posargs)
 
 
@@ -26,7 +26,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def typing(session: nox.Session) -> None:
     # Every adapter is type-checked, so every framework it imports is installed here.
-    session.install("-e", ".[test,agent-framework,providers,pydantic-ai,openai-agents]", "pyright>=1.1.380", "nox",
+    session.install("-e", ".[test,agent-framework,providers,pydantic-ai,openai-agents,ag-ui]", "pyright>=1.1.380", "nox",
                     "-c", "constraints/latest.txt")
     session.run("pyright")
 
@@ -34,7 +34,7 @@ def typing(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def conformance(session: nox.Session) -> None:
     """The main job: every scenario against every installed implementation, both modes, results as JSON."""
-    session.install("-e", ".[agent-framework,providers,pydantic-ai,openai-agents]", "-c", "constraints/latest.txt")
+    session.install("-e", ".[agent-framework,providers,pydantic-ai,openai-agents,ag-ui]", "-c", "constraints/latest.txt")
     session.run("loop-conformance", "run", "--json", "reports/results.json", *session.posargs)
 
 

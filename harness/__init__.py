@@ -30,9 +30,12 @@ from harness.contract import (
     RaisedError,
     Tool,
     Toolbox,
+    TransportEvent,
+    TransportExchange,
     TurnInput,
     WireEndpoint,
     adapter_dialects,
+    adapter_modes,
 )
 from harness.errors import HarnessError, ScenarioFileError, ScenarioProblem, UnknownImplementationError
 from harness.results import CheckResult, ScenarioResult, Verdict
@@ -85,11 +88,14 @@ __all__ = [
     "SuiteRun",
     "Tool",
     "Toolbox",
+    "TransportEvent",
+    "TransportExchange",
     "TurnInput",
     "UnknownImplementationError",
     "Verdict",
     "WireEndpoint",
     "adapter_dialects",
+    "adapter_modes",
     "contents",
     "discover",
     "load_scenario",
