@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from harness.contents import ApprovalRequest, ApprovalResponse, FunctionCall, FunctionResult, UserInputRequest
 from harness.contract import TransportEvent, TransportExchange
 from harness.records import RunRecord, TurnRecord
-from harness.results import CheckResult
+from harness.results import EVENT_CHECKS, CheckResult
 from harness.transport.agui import (
     CONFIRM_CHANGES,
     approval_requests,
@@ -38,12 +38,7 @@ from harness.transport.agui import (
     text,
 )
 
-EVENTS_WELL_FORMED = "events-well-formed"
-RESULT_EVENTS_ONCE = "result-events-once"
-SNAPSHOT_AGREES = "snapshot-agrees"
-NO_APPROVAL_CONTROLS_TO_MODEL = "no-approval-controls-to-model"
-
-EVENT_CHECKS = (EVENTS_WELL_FORMED, RESULT_EVENTS_ONCE, SNAPSHOT_AGREES, NO_APPROVAL_CONTROLS_TO_MODEL)
+EVENTS_WELL_FORMED, RESULT_EVENTS_ONCE, SNAPSHOT_AGREES, NO_APPROVAL_CONTROLS_TO_MODEL = EVENT_CHECKS
 _TERMINAL = ("RUN_FINISHED", "RUN_ERROR")
 
 
