@@ -60,6 +60,7 @@ Capability = Literal[
     "context-providers",  # providers that add instructions or context messages to every model call of a run
     "history-providers",  # the caller's own history store replaces the built-in one (`ConversationSetup.history_store`)
     "compaction",  # trims what each model call receives to the most recent groups (`ConversationSetup.compaction`)
+    "ag-ui",  # reached over the AG-UI protocol: each turn's run request and events are in `CallerView.transport`
 ]
 
 # What a caller that keeps its own history and holds no session object cannot ask for: an adapter's stateless

@@ -49,6 +49,7 @@ EXPECT_CHECKS = (
     "expect.stream-order",
     "expect.error",
     "expect.conversation-id",
+    "expect.events",
     "expect.wire",
 )
 

@@ -251,6 +251,7 @@ def _expectation_problems(source: YamlSource, t: int, tool_names: set[str]) -> I
         value: Any = value_at(source.data, path)
         if isinstance(value, dict):
             yield from _message_list_problems(source, path, cast(dict[Any, Any], value))
+    yield from _events_problems(source, (*base, "events"))
     for r in range(count):
         tools: Any = value_at(source.data, (*base, "requests", r, "tools"))
         for i, name in enumerate(cast(list[Any], tools) if isinstance(tools, list) else []):
@@ -260,6 +261,21 @@ def _expectation_problems(source: YamlSource, t: int, tool_names: set[str]) -> I
                                f"strings (got {short_value(name)})")
             elif name not in tool_names:
                 yield _dangling(source, where, "tool", name, tool_names)
+
+
+def _events_problems(source: YamlSource, path: DataPath) -> Iterator[ScenarioProblem]:
+    """An `events` sequence may name only the types it judges: another could never be matched."""
+    judged: Any = value_at(source.data, (*path, "judged"))
+    sequence: Any = value_at(source.data, (*path, "sequence"))
+    if not isinstance(judged, list) or not isinstance(sequence, list):
+        return
+    for index, item in enumerate(cast(list[Any], sequence)):
+        kind: Any = cast(dict[str, Any], item).get("type") if isinstance(item, dict) else None
+        if isinstance(kind, str) and kind not in cast(list[Any], judged):
+            yield problem_at(source, (*path, "sequence", index, "type"), "dangling-reference",
+                             f"{describe((*path, 'sequence', index))}: event type '{kind}' is not among the judged "
+                             f"types ({', '.join(map(str, cast(list[Any], judged)))})",
+                             "add it to `judged`, or leave `judged` out to judge the types the sequence names")
 
 
 def _matcher_problems(source: YamlSource, path: DataPath, value: Any) -> Iterator[ScenarioProblem]:

@@ -152,7 +152,6 @@ _AG_UI = ("awaits the AG-UI transport: the row is about the framework's AG-UI en
 AWAITING: dict[str, str] = {
     "Provider-injected approval tool": _AG_UI,
     "AG-UI provider boundary": _AG_UI,
-    "AG-UI approval result event": _AG_UI,
     "AG-UI rejection/mixed decision": _AG_UI,
     "AG-UI approval-time follow-up": _AG_UI,
     "AG-UI approval execution failure": _AG_UI,

@@ -154,7 +154,7 @@ class AgUiAdapter:
         self.provider_wrapper = provider_wrapper
         if name is not None:
             self.name = name
-        capabilities: set[Capability] = {"approval", "sessions", "signature-tools", "context-providers",
+        capabilities: set[Capability] = {"ag-ui", "approval", "sessions", "signature-tools", "context-providers",
                                          "middleware-termination", "approval-policy"}
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
 
