@@ -65,6 +65,7 @@ class AgUiConversation:
         self.originals: dict[str, AgUiMessage] = {}  # a message the caller saw, as the protocol carried it
         self.returned: list[Response] = []
         self._ids = 0
+        self.open_interrupts: set[str] = set()  # the interrupts the last run finished with
 
     def _new_id(self) -> str:
         self._ids += 1
@@ -81,10 +82,12 @@ class AgUiConversation:
         return sent
 
     def _request(self, turn: TurnInput) -> dict[str, JSON]:
+        # An AG-UI client answers the interrupts the last run left open; a decision the caller's replayed history
+        # still holds for an earlier interrupt has no resume form, and an AG-UI client does not send it again.
         resume: list[dict[str, JSON]] = [
             {"interruptId": c.id, "status": "resolved", "payload": {"approved": c.approved}}
             for m in (turn.messages if not isinstance(turn.messages, str) else ())
-            for c in m.contents if isinstance(c, ApprovalResponse)]
+            for c in m.contents if isinstance(c, ApprovalResponse) and c.id in self.open_interrupts]
         body: dict[str, JSON] = {"threadId": THREAD_ID, "runId": f"run-{turn.index + 1}",
                                  "messages": cast(JSON, self._request_messages(turn.messages)), "tools": [],
                                  "context": [], "forwardedProps": cast(JSON, dict(turn.kwargs))}
@@ -105,6 +108,7 @@ class AgUiConversation:
                 return CallerView(error=error, inputs_after=turn.messages, earlier_responses_after=earlier)
             events = tuple(await read_events(reply.aiter_lines()))
         exchange = TransportExchange(request, events)
+        self.open_interrupts = {text(i.get("id")) for i in interrupts(events)}
         approvals = approvals_by_call(events)
         failed = next((e for e in events if e.type == "RUN_ERROR"), None)
         if failed is not None:
@@ -155,7 +159,7 @@ class AgUiAdapter:
         if name is not None:
             self.name = name
         capabilities: set[Capability] = {"ag-ui", "approval", "sessions", "signature-tools", "context-providers",
-                                         "middleware-termination", "approval-policy"}
+                                         "middleware-termination"}
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
 
     def open(self, setup: ConversationSetup) -> AgUiConversation:
