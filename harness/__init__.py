@@ -36,6 +36,7 @@ from harness.contract import (
     WireEndpoint,
     adapter_dialects,
     adapter_modes,
+    adapter_unexpressible,
 )
 from harness.errors import HarnessError, ScenarioFileError, ScenarioProblem, UnknownImplementationError
 from harness.results import CheckResult, ScenarioResult, Verdict
@@ -96,6 +97,7 @@ __all__ = [
     "WireEndpoint",
     "adapter_dialects",
     "adapter_modes",
+    "adapter_unexpressible",
     "contents",
     "discover",
     "load_scenario",

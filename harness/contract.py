@@ -346,7 +346,9 @@ class LoopAdapter(Protocol):
     capabilities: frozenset[Capability]
     # Optional: `dialects`, a frozenset of the `Dialect`s the adapter can reach its model through besides
     # ``"neutral"`` (read with `adapter_dialects`, so adapters written before it still load). Optional too:
-    # `modes`, the `Mode`s it can drive when not both, with `modes_reason` saying why (read with `adapter_modes`).
+    # `modes`, the `Mode`s it can drive when not both, with `modes_reason` saying why (read with `adapter_modes`);
+    # and `unexpressible`, a mapping from scenario id to the reason its caller input has no form in the protocol the
+    # implementation is reached through (such a scenario is n/a for it; read with `adapter_unexpressible`).
 
     def open(self, setup: ConversationSetup) -> Conversation:
         """Start one scenario run; called once per scenario and mode, before its first turn."""
@@ -364,3 +366,9 @@ def adapter_modes(adapter: LoopAdapter) -> tuple[tuple[Mode, ...], str]:
     declared = cast(frozenset[str], getattr(adapter, "modes", frozenset(MODES)))
     reason = cast(str, getattr(adapter, "modes_reason", ""))
     return tuple(m for m in MODES if m in declared), reason
+
+
+def adapter_unexpressible(adapter: LoopAdapter, scenario_id: str) -> str | None:
+    """Why `scenario_id`'s caller input cannot be expressed to the adapter's implementation, if it cannot."""
+    declared = cast(Mapping[str, str], getattr(adapter, "unexpressible", {}))
+    return declared.get(scenario_id)

@@ -30,6 +30,7 @@ from harness.contract import (
     TurnInput,
     WireEndpoint,
     adapter_modes,
+    adapter_unexpressible,
 )
 from harness.records import RunRecord, RunSubject, TurnRecord
 from harness.results import CheckResult, ScenarioResult, Verdict, overall
@@ -282,6 +283,9 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
     missing = sorted(set(scenario.spec.requires) - set(adapter.capabilities))
     if missing:
         return replace(base, verdict="n/a", reason=f"{adapter.name} lacks capability: {', '.join(missing)}")
+    inexpressible = adapter_unexpressible(adapter, scenario.id)
+    if inexpressible is not None:
+        return replace(base, verdict="n/a", reason=f"not expressible to {adapter.name}: {inexpressible}")
     driven, why_not = adapter_modes(adapter)
     if mode not in driven:
         return replace(base, verdict="n/a", reason=f"{adapter.name} has no {mode} mode: {why_not}")

@@ -10,7 +10,6 @@ from typing import cast
 
 from ag_ui.core import RunAgentInput
 
-from harness.adapters.agent_framework.features import FEATURES
 from harness.adapters.agent_framework_ag_ui.endpoint import (
     PATH,
     AppWrapper,
@@ -20,6 +19,7 @@ from harness.adapters.agent_framework_ag_ui.endpoint import (
     http_client,
 )
 from harness.adapters.agent_framework_ag_ui.faults import FaultNotingProvider
+from harness.adapters.agent_framework_ag_ui.limits import UNEXPRESSIBLE
 from harness.adapters.agent_framework_ag_ui.messages import from_agui, from_agui_all, to_agui
 from harness.adapters.agent_framework_ag_ui.sse import read_events
 from harness.adapters.agent_framework_ag_ui.updates import updates_from_messages
@@ -152,8 +152,9 @@ class AgUiAdapter:
 
     def __init__(self, app_wrapper: AppWrapper | None = None, provider_wrapper: ProviderWrapper | None = None,
                  name: str | None = None) -> None:
-        self.version = (f"{importlib.metadata.version('agent-framework-ag-ui')} "
-                        f"(core {FEATURES.version})")
+        # The endpoint's own release: the baseline's release ranges are of this package (its core is pinned beside
+        # it in constraints/latest.txt).
+        self.version = importlib.metadata.version("agent-framework-ag-ui")
         self.app_wrapper = app_wrapper
         self.provider_wrapper = provider_wrapper
         if name is not None:
@@ -161,6 +162,7 @@ class AgUiAdapter:
         capabilities: set[Capability] = {"ag-ui", "approval", "sessions", "signature-tools", "context-providers",
                                          "middleware-termination"}
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
+        self.unexpressible = UNEXPRESSIBLE
 
     def open(self, setup: ConversationSetup) -> AgUiConversation:
         return AgUiConversation(setup, self.app_wrapper, self.provider_wrapper)
