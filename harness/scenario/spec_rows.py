@@ -147,17 +147,17 @@ EXTRA_CATALOGUE: dict[str, tuple[str, ...]] = {
 }
 
 # Rows no scenario can cover yet, and why: they stay "not covered" in every report, with this reason beside them.
-_AG_UI = ("awaits the AG-UI transport: the row is about the framework's AG-UI endpoint, which the harness does not "
-          "drive yet")
+_AG_UI_FORMAT = ("awaits client-authored confirm_changes messages: the scenario format cannot yet write the legacy "
+                 "confirm_changes tool results an AG-UI client may send")
 AWAITING: dict[str, str] = {
-    "Provider-injected approval tool": _AG_UI,
-    "AG-UI provider boundary": _AG_UI,
-    "AG-UI rejection/mixed decision": _AG_UI,
-    "AG-UI approval-time follow-up": _AG_UI,
-    "AG-UI approval execution failure": _AG_UI,
-    "AG-UI no-approval path": _AG_UI,
-    "AG-UI `confirm_changes` snapshot": _AG_UI,
-    "AG-UI malformed `confirm_changes` metadata": _AG_UI,
+    "Provider-injected approval tool": (
+        "awaits tools added during a run's setup: the scenario format's context providers add instructions and "
+        "messages only"),
+    "AG-UI approval-time follow-up": (
+        "awaits user input over AG-UI: the agent_framework_ag_ui adapter does not yet answer the endpoint's "
+        "user-input interrupts"),
+    "AG-UI `confirm_changes` snapshot": _AG_UI_FORMAT,
+    "AG-UI malformed `confirm_changes` metadata": _AG_UI_FORMAT,
     "Hosted per-service-call persistence": (
         "awaits a driver for agent-framework-foundry-hosting's server: the row is about the transcript a hosting "
         "server keeps beside the framework session"),
