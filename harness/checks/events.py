@@ -190,20 +190,21 @@ def check_no_approval_controls_to_model(run: RunRecord) -> list[CheckResult]:
     for turn in run.turns:
         exchange = turn.view.transport
         if exchange is not None:
-            # The controls this run's request replays are the client's copy of earlier ones; both count.
+            # The controls this run's request replays (the client's copy of earlier ones), the interrupts it
+            # resumes and what its own events announce all count: none may reach a model call of the run.
             controls |= {text(mapping(c).get("id")) for m in sent_messages(exchange.request)
                          for c in items(m.get("toolCalls"))
                          if text(mapping(mapping(c).get("function")).get("name")) == CONFIRM_CHANGES}
+            controls |= set(control_calls(exchange.events))
+            approvals |= {text(mapping(r).get("interruptId")) for r in items(exchange.request.get("resume"))}
+            approvals |= set(approval_requests(exchange.events)) | {text(i.get("id")) for i in
+                                                                    interrupts(exchange.events)}
         for request in turn.requests:
             for message in request.messages:
                 for content in message.contents:
                     found = _control(content, controls, approvals)
                     if found is not None:
                         problems.append((turn.index + 1, f"model call #{request.number} received {found}"))
-        if exchange is not None:
-            controls |= set(control_calls(exchange.events))
-            approvals |= set(approval_requests(exchange.events)) | {text(i.get("id")) for i in
-                                                                    interrupts(exchange.events)}
     return _judged(NO_APPROVAL_CONTROLS_TO_MODEL, problems)
 
 
