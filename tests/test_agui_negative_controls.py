@@ -38,3 +38,21 @@ async def test_non_streaming_is_not_applicable_with_the_reason() -> None:
     result = await run_scenario(load_scenario(APPROVED_RESUME), adapter(), "non-streaming")
     assert result.verdict == "n/a"
     assert "server-sent event stream" in result.reason
+
+
+def test_every_unexpressible_scenario_is_bundled_and_reported_not_applicable_with_its_reason() -> None:
+    from harness.adapters.agent_framework_ag_ui.limits import UNEXPRESSIBLE
+    from harness.run.suite import BUNDLED_SCENARIOS, load_all
+
+    scenarios = {s.id: s for s in load_all([BUNDLED_SCENARIOS])[0]}
+    assert set(UNEXPRESSIBLE) <= set(scenarios)
+
+
+async def test_a_scenario_without_an_ag_ui_form_is_not_applicable() -> None:
+    from harness.adapters.agent_framework_ag_ui.limits import UNEXPRESSIBLE
+    from harness.run.suite import BUNDLED_SCENARIOS, load_all
+
+    scenario = next(s for s in load_all([BUNDLED_SCENARIOS])[0] if s.id == "mixed.held-calls.unrelated-turn")
+    result = await run_scenario(scenario, adapter(), "streaming")
+    assert result.verdict == "n/a"
+    assert UNEXPRESSIBLE[scenario.id] in result.reason
