@@ -101,12 +101,16 @@ class AgUiConversation:
         earlier = tuple(self.returned)
         request = self._request(turn)
         self.provider.faults.clear()
-        async with self.http.stream("POST", PATH, json=request, headers={"accept": "text/event-stream"}) as reply:
-            if reply.status_code != 200:
-                body = (await reply.aread()).decode(errors="replace")
-                error = RaisedError("HTTPStatusError", f"{reply.status_code}: {body}", "loop")
-                return CallerView(error=error, inputs_after=turn.messages, earlier_responses_after=earlier)
-            events = tuple(await read_events(reply.aiter_lines()))
+        try:
+            async with self.http.stream("POST", PATH, json=request, headers={"accept": "text/event-stream"}) as reply:
+                if reply.status_code != 200:
+                    body = (await reply.aread()).decode(errors="replace")
+                    error = RaisedError("HTTPStatusError", f"{reply.status_code}: {body}", "loop")
+                    return CallerView(error=error, inputs_after=turn.messages, earlier_responses_after=earlier)
+                events = tuple(await read_events(reply.aiter_lines()))
+        except Exception as raised:  # noqa: BLE001 - what reaches the client (a broken stream) is an observation
+            error = RaisedError(type(raised).__name__, str(raised), "loop")
+            return CallerView(error=error, inputs_after=turn.messages, earlier_responses_after=earlier)
         exchange = TransportExchange(request, events)
         self.open_interrupts = {text(i.get("id")) for i in interrupts(events)}
         approvals = approvals_by_call(events)
@@ -118,6 +122,7 @@ class AgUiConversation:
                                 kind)
             return CallerView(updates, None, error, turn.messages, earlier, transport=exchange)
         response = self._response(request, events, approvals)
+        # The endpoint has no non-streaming mode (the adapter declares none), so every run is a streamed one.
         updates = updates_from_messages(response.messages)
         self.returned.append(response)
         return CallerView(updates, response, None, turn.messages, earlier, transport=exchange)
