@@ -61,6 +61,7 @@ Capability = Literal[
     "history-providers",  # the caller's own history store replaces the built-in one (`ConversationSetup.history_store`)
     "compaction",  # trims what each model call receives to the most recent groups (`ConversationSetup.compaction`)
     "ag-ui",  # reached over the AG-UI protocol: each turn's run request and events are in `CallerView.transport`
+    "context-tools",  # context providers that add tools to a run during its setup (`ContextSource.tools`)
 ]
 
 # What a caller that keeps its own history and holds no session object cannot ask for: an adapter's stateless
@@ -183,6 +184,7 @@ class ContextSource:
     id: str
     instructions: str | None = None
     messages: tuple[Message, ...] = ()
+    tools: tuple[str, ...] = ()  # scenario tools the provider adds to each run (capability ``context-tools``)
 
 
 class WireEndpoint(Protocol):

@@ -220,3 +220,40 @@ def test_an_unknown_matcher_in_event_fields_is_a_located_error(tmp_path: Path) -
     with_fields = "- type: TOOL_CALL_RESULT\n            fields: {content: {$regx: x}}"
     text = SCENARIO.replace("- type: TOOL_CALL_RESULT", with_fields)
     assert "unknown matcher '$regx'" in str(_load_error(tmp_path, text))
+
+
+PROVIDER_TOOLS = textwrap.dedent("""\
+    id: t.provider-tools
+    title: Provider tools
+    spec: [Provider-injected approval tool]
+    requires: [ag-ui, sessions, context-providers, context-tools]
+    session: true
+    context_providers:
+      - id: keys
+        tools: [rotate_key]
+    tools:
+      - name: rotate_key
+        offered: false
+        returns: rotated
+    turns:
+      - input:
+          - user: Rotate
+        model:
+          - contents:
+              - text: Done.
+    """)
+
+
+def test_a_provider_that_adds_tools_loads_and_reaches_the_adapter(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(PROVIDER_TOOLS, encoding="utf-8")
+    assert load_scenario(path).context[0].tools == ("rotate_key",)
+
+
+def test_a_provider_tool_needs_its_capability_and_a_known_name(tmp_path: Path) -> None:
+    missing = str(_load_error(tmp_path, PROVIDER_TOOLS.replace(", context-tools]", "]")))
+    assert "needs 'context-tools' in 'requires'" in missing
+    assert ":8:" in missing.splitlines()[0]
+    unknown = str(_load_error(tmp_path, PROVIDER_TOOLS.replace("tools: [rotate_key]", "tools: [rotate_keys]")))
+    assert "rotate_keys" in unknown.splitlines()[0]
+    assert ":8:" in unknown.splitlines()[0]

@@ -39,6 +39,10 @@ def reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[s
                            hint)
     yield from _capability_problems(source, spec)
     tool_names = {tool.name for tool in spec.tools}
+    for p, provider in enumerate(spec.context_providers or []):
+        for a, name in enumerate(provider.tools):
+            if name not in tool_names:
+                yield _dangling(source, ("context_providers", p, "tools", a), "tool", name, tool_names)
     for t, tool in enumerate(spec.tools):
         for b, behaviour in enumerate(tool.behaviour or []):
             for a, name in enumerate(behaviour.add_tools):
@@ -81,6 +85,7 @@ _FEATURE_CAPABILITIES = {
     "history_provider": ("history-providers", "'history_provider'"),
     "standing": ("approval-policy", "a standing approval decision"),
     "compaction": ("compaction", "'compaction'"),
+    "context_tools": ("context-tools", "a context provider that adds 'tools'"),
 }
 
 
@@ -104,6 +109,9 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
             yield from missing("signature", ("tools", t, "signature"))
     if spec.compaction is not None:
         yield from missing("compaction", ("compaction",))
+    for p, provider in enumerate(spec.context_providers or []):
+        if provider.tools:
+            yield from missing("context_tools", ("context_providers", p, "tools"))
     for key, why in _SESSION_FEATURES.items():
         if getattr(spec, key) is None:
             continue

@@ -251,11 +251,14 @@ class ContextProviderSpec(Strict):
     id: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
     instructions: str | None = Field(default=None, min_length=1)
     messages: list[MessageSpec] = Field(default_factory=list[MessageSpec])
+    tools: list[str] = Field(
+        default_factory=list[str], description="Scenario tools the provider adds to each run during its setup "
+                                               "(capability context-tools), usually ones with 'offered: false'.")
 
     @model_validator(mode="after")
     def _adds_something(self) -> ContextProviderSpec:
-        if self.instructions is None and not self.messages:
-            raise ValueError("a context provider adds 'instructions', 'messages' or both")
+        if self.instructions is None and not self.messages and not self.tools:
+            raise ValueError("a context provider adds 'instructions', 'messages', 'tools' or several")
         return self
 
 

@@ -150,9 +150,6 @@ EXTRA_CATALOGUE: dict[str, tuple[str, ...]] = {
 _AG_UI_FORMAT = ("awaits client-authored confirm_changes messages: the scenario format cannot yet write the legacy "
                  "confirm_changes tool results an AG-UI client may send")
 AWAITING: dict[str, str] = {
-    "Provider-injected approval tool": (
-        "awaits tools added during a run's setup: the scenario format's context providers add instructions and "
-        "messages only"),
     "AG-UI approval-time follow-up": (
         "awaits user input over AG-UI: the agent_framework_ag_ui adapter does not yet answer the endpoint's "
         "user-input interrupts"),

@@ -165,6 +165,7 @@ class AgUiAdapter:
         if name is not None:
             self.name = name
         capabilities: set[Capability] = {"ag-ui", "approval", "sessions", "signature-tools", "context-providers",
+                                         "context-tools",
                                          "middleware-termination"}
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
         self.unexpressible = UNEXPRESSIBLE

@@ -34,7 +34,8 @@ def build_agent(setup: ConversationSetup, provider: ModelProvider) -> Agent[Any]
     options: dict[str, Any] = {} if setup.tool_choice is None else {"tool_choice": setup.tool_choice}
     return Agent(client, tools=[catalogue[t.name] for t in setup.toolbox.offered()],
                  middleware=approval_middleware(setup.approval_policy),
-                 context_providers=context_providers(setup.context), default_options=cast(Any, options or None))
+                 context_providers=context_providers(setup.context, catalogue),
+                 default_options=cast(Any, options or None))
 
 
 def build_app(agent: Agent[Any]) -> FastAPI:
