@@ -60,6 +60,8 @@ Capability = Literal[
     "context-providers",  # providers that add instructions or context messages to every model call of a run
     "history-providers",  # the caller's own history store replaces the built-in one (`ConversationSetup.history_store`)
     "compaction",  # trims what each model call receives to the most recent groups (`ConversationSetup.compaction`)
+    "ag-ui",  # reached over the AG-UI protocol: each turn's run request and events are in `CallerView.transport`
+    "context-tools",  # context providers that add tools to a run during its setup (`ContextSource.tools`)
     "hosting-server",  # the loop can run behind its framework's Responses-API hosting server (`ConversationSetup.host`)
 ]
 
@@ -183,6 +185,7 @@ class ContextSource:
     id: str
     instructions: str | None = None
     messages: tuple[Message, ...] = ()
+    tools: tuple[str, ...] = ()  # scenario tools the provider adds to each run (capability ``context-tools``)
 
 
 class WireEndpoint(Protocol):
@@ -304,6 +307,24 @@ class RaisedError:
 
 
 @dataclass(frozen=True)
+class TransportEvent:
+    """One event of an event protocol the caller reached the loop through (AG-UI): its type and its fields, as
+    the protocol names them (camelCase wire aliases), JSON values only."""
+
+    type: str
+    fields: Mapping[str, JSON] = field(default_factory=lambda: {})
+
+
+@dataclass(frozen=True)
+class TransportExchange:
+    """One run over an event protocol: the run request as sent, and every event of its stream in order. The
+    event-level checks read it; an implementation reached in-process has none."""
+
+    request: Mapping[str, JSON]
+    events: tuple[TransportEvent, ...]
+
+
+@dataclass(frozen=True)
 class CallerView:
     """What the caller observed during one turn, converted to the neutral vocabulary.
 
@@ -311,7 +332,8 @@ class CallerView:
     response (the stream's finalised response in streaming mode), or `None` when `error` was raised.
     `inputs_after` re-reads the caller's own input objects after the turn and `earlier_responses_after` re-reads
     every response this conversation returned on earlier turns, so the runner can prove nothing was mutated.
-    `log` carries the implementation's log records, shown with a failure.
+    `log` carries the implementation's log records, shown with a failure. `transport` holds the run request and
+    its events when the caller reached the loop over an event protocol (AG-UI), for the event-level checks.
     """
 
     updates: tuple[Update, ...] = ()
@@ -320,6 +342,7 @@ class CallerView:
     inputs_after: str | tuple[Message, ...] = ()
     earlier_responses_after: tuple[Response, ...] = ()
     log: tuple[str, ...] = ()
+    transport: TransportExchange | None = None
 
 
 @runtime_checkable
@@ -347,7 +370,10 @@ class LoopAdapter(Protocol):
 
     capabilities: frozenset[Capability]
     # Optional: `dialects`, a frozenset of the `Dialect`s the adapter can reach its model through besides
-    # ``"neutral"`` (read with `adapter_dialects`, so adapters written before it still load).
+    # ``"neutral"`` (read with `adapter_dialects`, so adapters written before it still load). Optional too:
+    # `modes`, the `Mode`s it can drive when not both, with `modes_reason` saying why (read with `adapter_modes`);
+    # and `unexpressible`, a mapping from scenario id to the reason its caller input has no form in the protocol the
+    # implementation is reached through (such a scenario is n/a for it; read with `adapter_unexpressible`).
 
     def open(self, setup: ConversationSetup) -> Conversation:
         """Start one scenario run; called once per scenario and mode, before its first turn."""
@@ -358,3 +384,16 @@ def adapter_dialects(adapter: LoopAdapter) -> tuple[Dialect, ...]:
     """The dialects an adapter runs over, neutral first, in `DIALECTS` order."""
     declared = cast(frozenset[str], getattr(adapter, "dialects", frozenset[str]()))
     return tuple(d for d in DIALECTS if d == "neutral" or d in declared)
+
+
+def adapter_modes(adapter: LoopAdapter) -> tuple[tuple[Mode, ...], str]:
+    """The response modes an adapter drives (both unless it declares `modes`), and why others are missing."""
+    declared = cast(frozenset[str], getattr(adapter, "modes", frozenset(MODES)))
+    reason = cast(str, getattr(adapter, "modes_reason", ""))
+    return tuple(m for m in MODES if m in declared), reason
+
+
+def adapter_unexpressible(adapter: LoopAdapter, scenario_id: str) -> str | None:
+    """Why `scenario_id`'s caller input cannot be expressed to the adapter's implementation, if it cannot."""
+    declared = cast(Mapping[str, str], getattr(adapter, "unexpressible", {}))
+    return declared.get(scenario_id)

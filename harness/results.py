@@ -24,10 +24,17 @@ INVARIANT_CHECKS = (
     "approval-inert",
     "no-approval-wrappers-to-model",
     "provider-accepts",
+    "events-well-formed",
+    "result-events-once",
+    "snapshot-agrees",
+    "no-approval-controls-to-model",
 )
 # Invariants judged only on runs over a provider's wire format (a `Dialect` other than neutral): the runner reads
 # them from the wire endpoint's record, so neutral runs never carry them.
 WIRE_CHECKS = ("provider-accepts",)
+# Invariants judged only on runs whose caller reached the loop over an event protocol (AG-UI): the runner reads
+# them from the run's events (`CallerView.transport`), so other runs never carry them.
+EVENT_CHECKS = ("events-well-formed", "result-events-once", "snapshot-agrees", "no-approval-controls-to-model")
 # The provider of today's in-process runs; reports name a run's provider only when it is another.
 NEUTRAL_PROVIDER = "neutral"
 RUN_CHECKS = ("completes", "script")
@@ -42,6 +49,7 @@ EXPECT_CHECKS = (
     "expect.stream-order",
     "expect.error",
     "expect.conversation-id",
+    "expect.events",
     "expect.wire",
 )
 

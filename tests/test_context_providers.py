@@ -48,7 +48,7 @@ async def test_the_reference_passes_and_a_loop_persisting_context_fails(mode: Mo
     (("requires: [approval, sessions, context-providers]", "requires: [approval, sessions]"),
      "'context_providers' needs 'context-providers' in 'requires'"),
     (("    instructions: Answer in one short sentence.\n", ""),
-     "a context provider adds 'instructions', 'messages' or both"),
+     "a context provider adds 'instructions', 'messages', 'tools' or several"),
 ])
 def test_mistakes_are_located(tmp_path: Path, change: tuple[str, str], message: str) -> None:
     text = SCENARIO.read_text(encoding="utf-8")

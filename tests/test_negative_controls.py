@@ -17,7 +17,7 @@ from harness import MODES, Mode, Scenario, ScenarioResult, load_scenario, run_sc
 from harness.adapters.reference import ReferenceAdapter
 from harness.adapters.reference.loop import ReferenceLoop
 from harness.checks.approvals import APPROVAL_CHECKS, NO_APPROVALS
-from harness.results import EXPECT_CHECKS, INVARIANT_CHECKS, RUN_CHECKS, WIRE_CHECKS
+from harness.results import EVENT_CHECKS, EXPECT_CHECKS, INVARIANT_CHECKS, RUN_CHECKS, WIRE_CHECKS
 
 JUDGED = set(INVARIANT_CHECKS) | set(RUN_CHECKS)
 
@@ -69,13 +69,18 @@ async def test_bounded_control_is_caught_by_the_bound_not_the_timeout(mode: Mode
 # Invariants whose controls are not reference subclasses: `provider-accepts` judges what a provider client puts on
 # the wire, so its controls break the framework's own serializers (tests/test_wire_negative_controls.py).
 WIRE_CONTROLLED = {"provider-accepts"}
+# The event-level invariants judge an AG-UI run's events, so their controls wrap the AG-UI endpoint
+# (tests/test_agui_negative_controls.py).
+EVENT_CONTROLLED = set(EVENT_CHECKS)
 
 
 def test_every_invariant_and_the_script_check_has_a_control() -> None:
     checks = {control.check for control in CONTROLS} | {control.check for control in APPROVAL_CONTROLS}
-    assert checks >= (set(INVARIANT_CHECKS) - WIRE_CONTROLLED) | {"script"}
+    assert checks >= (set(INVARIANT_CHECKS) - WIRE_CONTROLLED - EVENT_CONTROLLED) | {"script"}
     wire_controls = (Path(__file__).parent / "test_wire_negative_controls.py").read_text()
     assert all(f'"{check}" in failing' in wire_controls for check in WIRE_CONTROLLED)
+    event_controls = (Path(__file__).parent / "negative_controls_agui.py").read_text()
+    assert all(f'"{check}"' in event_controls for check in EVENT_CONTROLLED)
 
 
 def test_controls_are_distinct_one_line_documented_reference_subclasses() -> None:
@@ -105,8 +110,9 @@ async def test_reference_passes_every_check(path: Path, mode: Mode, adapter: Ref
     result = await run_scenario(_scenario(path), adapter, mode)
     assert result.verdict == "pass", [(c.id, c.message) for c in result.failed_checks()]
     verdicts = {check.id: check.verdict for check in result.checks}
-    assert (set(INVARIANT_CHECKS) - set(WIRE_CHECKS)) | set(RUN_CHECKS) <= set(verdicts)
+    assert (set(INVARIANT_CHECKS) - set(WIRE_CHECKS) - set(EVENT_CHECKS)) | set(RUN_CHECKS) <= set(verdicts)
     assert not set(WIRE_CHECKS) & set(verdicts)  # judged over a provider's wire only
+    assert not set(EVENT_CHECKS) & set(verdicts)  # judged over AG-UI only
     expected_na = {"stream-agreement"} if mode == "non-streaming" else set()
     if not path.name.startswith("approval-"):  # the approval checks apply only where approvals happen
         expected_na |= set(APPROVAL_CHECKS)

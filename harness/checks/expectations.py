@@ -117,6 +117,10 @@ def check_turn(expect: ExpectSpec, turn: TurnRecord, tool_names: Sequence[str], 
                                    str(expect.model_calls), str(count)))
     for request_expect in expect.requests or []:
         results.append(_request_check(request_expect, turn))
+    if expect.events is not None:
+        from harness.checks.event_expectations import check_events  # it builds on this module's helpers
+
+        results.append(check_events(expect.events, turn))
     if expect.stream_order is not None and streaming:
         tokens = stream_tokens(turn.view.updates)
         ok = tokens == expect.stream_order

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.checks.approvals import APPROVAL_INVARIANTS
+from harness.checks.events import EVENT_INVARIANTS
 from harness.contents import (
     APPROVAL_PENDING,
     ApprovalRequest,
@@ -490,4 +491,5 @@ INVARIANTS = (
     check_reasoning_bound,
     check_bounded,
     *APPROVAL_INVARIANTS,
+    *EVENT_INVARIANTS,
 )

@@ -27,8 +27,11 @@ from harness.contract import (
     LoopAdapter,
     Mode,
     RaisedError,
+    TransportExchange,
     TurnInput,
     WireEndpoint,
+    adapter_modes,
+    adapter_unexpressible,
 )
 from harness.records import RunRecord, RunSubject, TurnRecord
 from harness.results import CheckResult, ScenarioResult, Verdict, overall
@@ -201,6 +204,9 @@ def _malformed_view(view: CallerView) -> str | None:
         return f"run_turn returned a CallerView whose error is a {type(error).__name__}"
     if not _tuple_of(log, str):
         return "run_turn returned a CallerView whose log is not a tuple of str"
+    transport = cast(object, view.transport)
+    if transport is not None and not isinstance(transport, TransportExchange):
+        return f"run_turn returned a CallerView whose transport is a {type(transport).__name__}"
     return None
 
 
@@ -283,6 +289,12 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
     missing = sorted(set(scenario.spec.requires) - set(adapter.capabilities))
     if missing:
         return replace(base, verdict="n/a", reason=f"{adapter.name} lacks capability: {', '.join(missing)}")
+    inexpressible = adapter_unexpressible(adapter, scenario.id)
+    if inexpressible is not None:
+        return replace(base, verdict="n/a", reason=f"not expressible to {adapter.name}: {inexpressible}")
+    driven, why_not = adapter_modes(adapter)
+    if mode not in driven:
+        return replace(base, verdict="n/a", reason=f"{adapter.name} has no {mode} mode: {why_not}")
     if mode not in scenario.modes():
         reason = scenario.spec.modes.reason if scenario.spec.modes else ""
         return replace(base, verdict="n/a", reason=f"scenario runs only in {scenario.modes()[0]} mode: {reason}")
@@ -294,7 +306,7 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
         return replace(base, verdict="n/a", reason=f"not expressible over {dialect}: {why}")
     try:
         record = await execute(scenario, adapter, mode, turn_timeout, observer, dialect)
-        if mode == "streaming" and "non-streaming" in scenario.modes():
+        if mode == "streaming" and "non-streaming" in scenario.modes() and "non-streaming" in driven:
             record.shadow = await execute(scenario, adapter, "non-streaming", turn_timeout, dialect=dialect)
     except ProviderNotInstalledError as absent:
         return replace(base, verdict="n/a", reason=str(absent))

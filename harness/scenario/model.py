@@ -67,7 +67,8 @@ class Scenario:
     def context(self) -> tuple[ContextSource, ...]:
         return tuple(
             ContextSource(p.id, p.instructions,
-                          tuple(Message(m.role, tuple(build_content(c, {}) for c in m.contents)) for m in p.messages))
+                          tuple(Message(m.role, tuple(build_content(c, {}) for c in m.contents)) for m in p.messages),
+                          tuple(p.tools))
             for p in self.spec.context_providers or [])
 
     @property

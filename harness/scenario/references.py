@@ -39,6 +39,10 @@ def reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[s
                            hint)
     yield from _capability_problems(source, spec)
     tool_names = {tool.name for tool in spec.tools}
+    for p, provider in enumerate(spec.context_providers or []):
+        for a, name in enumerate(provider.tools):
+            if name not in tool_names:
+                yield _dangling(source, ("context_providers", p, "tools", a), "tool", name, tool_names)
     for t, tool in enumerate(spec.tools):
         for b, behaviour in enumerate(tool.behaviour or []):
             for a, name in enumerate(behaviour.add_tools):
@@ -82,6 +86,7 @@ _FEATURE_CAPABILITIES = {
     "standing": ("approval-policy", "a standing approval decision"),
     "compaction": ("compaction", "'compaction'"),
     "host": ("hosting-server", "'host'"),
+    "context_tools": ("context-tools", "a context provider that adds 'tools'"),
 }
 
 
@@ -106,6 +111,9 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
             yield from missing("signature", ("tools", t, "signature"))
     if spec.compaction is not None:
         yield from missing("compaction", ("compaction",))
+    for p, provider in enumerate(spec.context_providers or []):
+        if provider.tools:
+            yield from missing("context_tools", ("context_providers", p, "tools"))
     for key, why in _SESSION_FEATURES.items():
         if getattr(spec, key) is None:
             continue
@@ -258,6 +266,7 @@ def _expectation_problems(source: YamlSource, t: int, tool_names: set[str]) -> I
         value: Any = value_at(source.data, path)
         if isinstance(value, dict):
             yield from _message_list_problems(source, path, cast(dict[Any, Any], value))
+    yield from _events_problems(source, (*base, "events"))
     for r in range(count):
         tools: Any = value_at(source.data, (*base, "requests", r, "tools"))
         for i, name in enumerate(cast(list[Any], tools) if isinstance(tools, list) else []):
@@ -267,6 +276,21 @@ def _expectation_problems(source: YamlSource, t: int, tool_names: set[str]) -> I
                                f"strings (got {short_value(name)})")
             elif name not in tool_names:
                 yield _dangling(source, where, "tool", name, tool_names)
+
+
+def _events_problems(source: YamlSource, path: DataPath) -> Iterator[ScenarioProblem]:
+    """An `events` sequence may name only the types it judges: another could never be matched."""
+    judged: Any = value_at(source.data, (*path, "judged"))
+    sequence: Any = value_at(source.data, (*path, "sequence"))
+    if not isinstance(judged, list) or not isinstance(sequence, list):
+        return
+    for index, item in enumerate(cast(list[Any], sequence)):
+        kind: Any = cast(dict[str, Any], item).get("type") if isinstance(item, dict) else None
+        if isinstance(kind, str) and kind not in cast(list[Any], judged):
+            yield problem_at(source, (*path, "sequence", index, "type"), "dangling-reference",
+                             f"{describe((*path, 'sequence', index))}: event type '{kind}' is not among the judged "
+                             f"types ({', '.join(map(str, cast(list[Any], judged)))})",
+                             "add it to `judged`, or leave `judged` out to judge the types the sequence names")
 
 
 def _matcher_problems(source: YamlSource, path: DataPath, value: Any) -> Iterator[ScenarioProblem]:

@@ -251,11 +251,14 @@ class ContextProviderSpec(Strict):
     id: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
     instructions: str | None = Field(default=None, min_length=1)
     messages: list[MessageSpec] = Field(default_factory=list[MessageSpec])
+    tools: list[str] = Field(
+        default_factory=list[str], description="Scenario tools the provider adds to each run during its setup "
+                                               "(capability context-tools), usually ones with 'offered: false'.")
 
     @model_validator(mode="after")
     def _adds_something(self) -> ContextProviderSpec:
-        if self.instructions is None and not self.messages:
-            raise ValueError("a context provider adds 'instructions', 'messages' or both")
+        if self.instructions is None and not self.messages and not self.tools:
+            raise ValueError("a context provider adds 'instructions', 'messages', 'tools' or several")
         return self
 
 
@@ -361,6 +364,34 @@ class WireExpect(Strict):
     status: int | None = Field(default=None, description="The HTTP status the service answered with.")
 
 
+# The event types of the AG-UI protocol (`ag_ui.core.EventType`), as an `events` expectation names them.
+AgUiEventType = Literal[
+    "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK",
+    "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_CHUNK", "TOOL_CALL_RESULT",
+    "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END",
+    "REASONING_MESSAGE_CHUNK", "REASONING_END", "REASONING_ENCRYPTED_VALUE",
+    "THINKING_START", "THINKING_END", "THINKING_TEXT_MESSAGE_START", "THINKING_TEXT_MESSAGE_CONTENT",
+    "THINKING_TEXT_MESSAGE_END", "STATE_SNAPSHOT", "STATE_DELTA", "MESSAGES_SNAPSHOT", "ACTIVITY_SNAPSHOT",
+    "ACTIVITY_DELTA", "RAW", "CUSTOM", "RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "STEP_STARTED", "STEP_FINISHED",
+]
+
+
+class EventExpect(Strict):
+    type: AgUiEventType = Field(description="The event's type, as the AG-UI protocol names it.")
+    fields: dict[str, Any] | None = Field(
+        default=None, description="The event's fields by their protocol (camelCase) names, matched as a `wire` "
+                                  "body is: mappings only by the keys named, lists exact unless matchers say.")
+
+
+class EventsExpect(Strict):
+    """The turn's AG-UI events (judged on implementations reached over AG-UI, capability `ag-ui`)."""
+
+    sequence: list[EventExpect] = Field(description="Exactly the turn's events of the judged types, in order.")
+    judged: list[AgUiEventType] | None = Field(
+        default=None, description="The event types judged; default: the types `sequence` names. A type listed "
+                                  "here but absent from `sequence` must not occur.")
+
+
 class ErrorExpect(Strict):
     message: Any = None
     kind: Literal["provider", "unknown-tool", "loop"] | None = None
@@ -389,6 +420,9 @@ class ExpectSpec(Strict):
     wire: list[WireExpect] | None = Field(
         default=None, description="Request bodies as a provider received them; each entry is judged on runs over "
                                   "its dialect (listed in the scenario's `providers.only`).")
+    events: EventsExpect | None = Field(
+        default=None, description="The turn's AG-UI events, in order, with matchers on their fields (the scenario "
+                                  "requires capability `ag-ui`).")
 
 
 class SessionChangesSpec(Strict):

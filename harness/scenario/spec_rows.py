@@ -147,18 +147,14 @@ EXTRA_CATALOGUE: dict[str, tuple[str, ...]] = {
 }
 
 # Rows no scenario can cover yet, and why: they stay "not covered" in every report, with this reason beside them.
-_AG_UI = ("awaits the AG-UI transport: the row is about the framework's AG-UI endpoint, which the harness does not "
-          "drive yet")
+_AG_UI_FORMAT = ("awaits client-authored confirm_changes messages: the scenario format cannot yet write the legacy "
+                 "confirm_changes tool results an AG-UI client may send")
 AWAITING: dict[str, str] = {
-    "Provider-injected approval tool": _AG_UI,
-    "AG-UI provider boundary": _AG_UI,
-    "AG-UI approval result event": _AG_UI,
-    "AG-UI rejection/mixed decision": _AG_UI,
-    "AG-UI approval-time follow-up": _AG_UI,
-    "AG-UI approval execution failure": _AG_UI,
-    "AG-UI no-approval path": _AG_UI,
-    "AG-UI `confirm_changes` snapshot": _AG_UI,
-    "AG-UI malformed `confirm_changes` metadata": _AG_UI,
+    "AG-UI approval-time follow-up": (
+        "awaits user input over AG-UI: the agent_framework_ag_ui adapter does not yet answer the endpoint's "
+        "user-input interrupts"),
+    "AG-UI `confirm_changes` snapshot": _AG_UI_FORMAT,
+    "AG-UI malformed `confirm_changes` metadata": _AG_UI_FORMAT,
 }
 
 

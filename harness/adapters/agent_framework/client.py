@@ -39,7 +39,8 @@ def _provider_fault(fault: ScriptedProviderError) -> Exception:
 
 
 # Keyword arguments the framework adds for its own bookkeeping; they are not the caller's invocation kwargs.
-_FRAMEWORK_KWARGS = frozenset({"session", "conversation_id", "chat_options"})
+# (An agent host such as the AG-UI endpoint passes its run middleware the same way.)
+_FRAMEWORK_KWARGS = frozenset({"session", "conversation_id", "chat_options", "middleware"})
 
 
 def _conversation_id(options: Mapping[str, Any], kwargs: Mapping[str, Any]) -> str | None:

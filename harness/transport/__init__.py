@@ -1,0 +1,1 @@
+"""What the harness knows of the event protocols a caller may reach a loop through (AG-UI)."""
