@@ -9,7 +9,8 @@ in-process implementations are judged exactly as before.
   waits for the caller's input, as an approval-time follow-up does); no call has two; a call the caller rejected
   has none (the spec carries the rejection's result in the messages snapshot only);
 * `snapshot-agrees` — a finished run sends a MESSAGES_SNAPSHOT, and what it adds to the request's messages is
-  what the run's events fold to, besides the results of calls rejected in the turn;
+  what the run's events fold to, besides the results of calls rejected in the turn; a result keeps the message id
+  it streamed under (clients merge the snapshot into what they streamed by message id);
 * `no-approval-controls-to-model` — nothing of the approval protocol reaches the chat client: no local approval
   request or response, no `confirm_changes` control call or its result, and no result named after an approval
   (interrupt) id. Hosted approvals (`server_label` set) are the provider's and pass through.
@@ -165,6 +166,14 @@ def snapshot_problem(exchange: TransportExchange, rejected: set[str]) -> str | N
     if comparable(added) != comparable(folded):
         return (f"the snapshot adds {comparable(added)} to the request's messages, but the events fold to "
                 f"{comparable(folded)}")
+    # A client merges the snapshot into what it streamed by message id: a result renamed in the snapshot is shown
+    # twice, or moved after the answer that followed it.
+    streamed = {text(m.get("toolCallId")): text(m.get("id")) for m in folded if text(m.get("role")) == "tool"}
+    for message in added:
+        call_id = text(message.get("toolCallId"))
+        if text(message.get("role")) == "tool" and call_id in streamed and text(message.get("id")) != streamed[call_id]:
+            return (f"the result of {call_id!r} streams as message {streamed[call_id]!r} but the snapshot names it "
+                    f"{text(message.get('id'))!r}")
     return None
 
 

@@ -84,8 +84,8 @@ def sent_messages(request: Mapping[str, JSON]) -> list[AgUiMessage]:
 
 def comparable(messages: Sequence[AgUiMessage]) -> list[JSON]:
     """What two renderings of the same messages share: roles, texts, tool calls with parsed arguments, results.
-    Message ids are left out (the endpoint names a resumed result's message after its approval in the snapshot
-    only); an assistant message with neither text nor calls says nothing."""
+    Message ids are left out (the snapshot may split or join the streamed messages; the checks compare a result's
+    message id on its own); an assistant message with neither text nor calls says nothing."""
     form: list[JSON] = []
     for message in messages:
         role = text(message.get("role"))
