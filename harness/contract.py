@@ -324,11 +324,22 @@ class LoopAdapter(Protocol):
 
     capabilities: frozenset[Capability]
     # Optional: `dialects`, a frozenset of the `Dialect`s the adapter can reach its model through besides
-    # ``"neutral"`` (read with `adapter_dialects`, so adapters written before it still load).
+    # ``"neutral"`` (read with `adapter_dialects`, so adapters written before it still load), and
+    # `provider_packages`, a mapping from a dialect to the distribution that carries its client (read with
+    # `adapter_provider_package`; results record that package's installed release beside `version`).
 
     def open(self, setup: ConversationSetup) -> Conversation:
         """Start one scenario run; called once per scenario and mode, before its first turn."""
         ...
+
+
+def adapter_provider_package(adapter: LoopAdapter, dialect: Dialect) -> str:
+    """The distribution carrying `adapter`'s client for `dialect` ("" for neutral or when the adapter names none)."""
+    packages = getattr(adapter, "provider_packages", None)
+    if dialect == "neutral" or not isinstance(packages, Mapping):
+        return ""
+    package = cast(Mapping[object, object], packages).get(dialect)
+    return package if isinstance(package, str) else ""
 
 
 def adapter_dialects(adapter: LoopAdapter) -> tuple[Dialect, ...]:
