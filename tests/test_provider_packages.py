@@ -1,9 +1,14 @@
-"""Results record the release of the package a provider's client comes from, beside the implementation's version."""
+"""Results record the release of the package a provider's client comes from, beside the implementation's version;
+the wire fakes serve whichever release of the provider SDK is installed."""
 
 from __future__ import annotations
 
+import importlib.metadata
 from dataclasses import dataclass, field
 
+import pytest
+
+from fakes.wire import common
 from harness.contract import Capability, Dialect, adapter_provider_package
 from harness.reporting.documents import parse_results_document
 from harness.results import ScenarioResult
@@ -55,3 +60,21 @@ def test_the_provider_release_survives_a_results_file_and_neutral_results_read_a
     document = parse_results_document({"results": [wire.to_json(), neutral.to_json()]})
     assert [(r.provider_package, r.provider_version) for r in document.results] == [
         ("agent-framework-openai", "1.15.0"), ("", "")]
+
+
+@pytest.mark.parametrize(("installed", "library"), [("3.57.0", "httpx2"), ("2.54.0", "httpx"), ("1.99.9", "httpx")])
+def test_the_openai_wire_serves_the_sdk_through_the_http_library_it_is_built_on(
+        monkeypatch: pytest.MonkeyPatch, installed: str, library: str) -> None:
+    # Older agent-framework-openai releases allow openai 2.x, which is built on httpx; 3.0 moved to httpx2.
+    monkeypatch.setattr(common.importlib.metadata, "version",
+                        lambda name: installed if name == "openai" else "0")
+    assert common.openai_http_library() == library
+
+
+def test_without_the_openai_sdk_its_wire_is_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(name: str) -> str:
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(common.importlib.metadata, "version", missing)
+    with pytest.raises(ImportError, match="openai SDK is not installed"):
+        common.openai_http_library()
