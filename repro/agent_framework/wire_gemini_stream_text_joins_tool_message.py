@@ -16,8 +16,9 @@ Spec rows violated (spec 004)
     `expect.response` fail over the Gemini wire on every scenario that streams a final text after a tool call.
 
 Affected releases
-    agent-framework-gemini releases whose streamed updates carry no role (see the baseline entry's range); the
-    release paired with agent-framework-core 1.23.0 (1.0.0b261022) gives its updates the assistant role and passes.
+    agent-framework-gemini 1.0.0a260630 ... 1.0.0b261015 (paired with agent-framework-core 1.10.0 ... 1.22.0;
+    checked: a260630, b260721, b260813, b260827, b261008, b261015); 1.0.0b261022 (core 1.23.0) gives its streamed
+    updates the assistant role and passes.
 
 Run
     <venv>/bin/python repro/agent_framework/wire_gemini_stream_text_joins_tool_message.py

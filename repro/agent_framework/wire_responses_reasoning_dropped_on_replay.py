@@ -17,8 +17,8 @@ Spec rows violated (spec 004)
     Responses wire (`provider-accepts`, `expect.error`, `expect.requests`, ...).
 
 Affected releases
-    agent-framework-openai releases paired with agent-framework-core 1.10.0 ... (see the baseline entry's range);
-    passes with agent-framework-openai 1.17.0 (core 1.23.0).
+    agent-framework-openai 1.10.0 and 1.10.2 (paired with agent-framework-core 1.10.0 and 1.12.0) show it; 1.11.0
+    (core 1.12.1) and later replay the reasoning item (checked: 1.11.0, 1.13.0, 1.14.0, 1.14.1, 1.16.0, 1.17.0).
 
 Run
     <venv>/bin/python repro/agent_framework/wire_responses_reasoning_dropped_on_replay.py
