@@ -16,8 +16,9 @@ Foundry hosting packages are pre-releases only), so the pairing is read from two
 3. No candidate: the companion was not released for C, and the version matrix says so instead of a verdict.
 
 The upload bound keeps a later companion, built for a later core and still accepting C through a loose lower bound,
-from standing in for the one that shipped with C; a companion fix published between two core releases still counts. `pair_companions` is pure: the sweep gives it the metadata it read
-from the registry (`fetch_releases`), the tests give it metadata recorded from the registry.
+from standing in for the one that shipped with C; a companion fix published between two core releases still counts.
+`pair_companions` is pure: the sweep gives it the metadata it read from the registry (`fetch_releases`), the tests
+give it metadata recorded from the registry (tests/data/companion-releases.json).
 """
 
 from __future__ import annotations
