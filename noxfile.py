@@ -49,5 +49,5 @@ def versions(session: nox.Session) -> None:
     newest patch of each minor from 0.20. Long and needs the package registry: not part of CI. Arguments go to
     tools/sweep_versions.py: `-- --framework pydantic-ai-slim` sweeps one framework, releases after it only those.
     """
-    session.install("-e", ".")
+    session.install("-e", ".", "packaging")  # tools/companion_releases.py reads requirements
     session.run("python", "tools/sweep_versions.py", *session.posargs)

@@ -370,7 +370,9 @@ class LoopAdapter(Protocol):
 
     capabilities: frozenset[Capability]
     # Optional: `dialects`, a frozenset of the `Dialect`s the adapter can reach its model through besides
-    # ``"neutral"`` (read with `adapter_dialects`, so adapters written before it still load). Optional too:
+    # ``"neutral"`` (read with `adapter_dialects`, so adapters written before it still load);
+    # `provider_packages`, a mapping from a dialect to the distribution that carries its client (read with
+    # `adapter_provider_package`; results record that package's installed release beside `version`);
     # `modes`, the `Mode`s it can drive when not both, with `modes_reason` saying why (read with `adapter_modes`);
     # and `unexpressible`, a mapping from scenario id to the reason its caller input has no form in the protocol the
     # implementation is reached through (such a scenario is n/a for it; read with `adapter_unexpressible`).
@@ -378,6 +380,15 @@ class LoopAdapter(Protocol):
     def open(self, setup: ConversationSetup) -> Conversation:
         """Start one scenario run; called once per scenario and mode, before its first turn."""
         ...
+
+
+def adapter_provider_package(adapter: LoopAdapter, dialect: Dialect) -> str:
+    """The distribution carrying `adapter`'s client for `dialect` ("" for neutral or when the adapter names none)."""
+    packages = getattr(adapter, "provider_packages", None)
+    if dialect == "neutral" or not isinstance(packages, Mapping):
+        return ""
+    package = cast(Mapping[object, object], packages).get(dialect)
+    return package if isinstance(package, str) else ""
 
 
 def adapter_dialects(adapter: LoopAdapter) -> tuple[Dialect, ...]:

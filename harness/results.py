@@ -78,6 +78,10 @@ class ScenarioResult:
     verdict: Verdict
     # How the model was reached: a `harness.contract.Dialect`. Keyword-only, so it may sit beside `mode`.
     provider: str = field(default=NEUTRAL_PROVIDER, kw_only=True)
+    # The package that carries the provider's client, numbered apart from `version` (agent-framework-openai beside
+    # agent-framework-core), and its installed release ("" when not installed). Empty for neutral runs.
+    provider_package: str = field(default="", kw_only=True)
+    provider_version: str = field(default="", kw_only=True)
     checks: tuple[CheckResult, ...] = ()
     path: str = ""
     line: int = 0
@@ -98,6 +102,9 @@ class ScenarioResult:
             for c in self.checks
         ]
         data.pop("transcript")
+        if not self.provider_package:  # neutral runs' files read as before provider packages were recorded
+            data.pop("provider_package")
+            data.pop("provider_version")
         return data
 
 

@@ -108,14 +108,26 @@ def normalised_flow(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 
 def stream_tokens(updates: Sequence[Update]) -> list[str]:
-    """The order in which contents first appear in a stream, e.g. ``["function_call c1", "text"]``."""
+    """The order in which contents first appear in a stream, e.g. ``["function_call c1", "text"]``.
+
+    A call streamed in chunks ("Streaming call": call chunks, one result update, final text) may name its call id
+    on its first chunk only, as Chat Completions deltas do: a chunk with neither id nor name right after a call
+    continues that call and is no new content (as `merge_contents` joins it)."""
     tokens: list[str] = []
     for update in updates:
         for content in update.contents:
             token = content_token(content)
-            if token is not None and (not tokens or tokens[-1] != token):
-                tokens.append(token)
+            if token is None or (tokens and tokens[-1] == token):
+                continue
+            if _continues_call(content, tokens):
+                continue
+            tokens.append(token)
     return tokens
+
+
+def _continues_call(content: Content, tokens: Sequence[str]) -> bool:
+    return (isinstance(content, FunctionCall) and not content.call_id and not content.name
+            and bool(tokens) and tokens[-1].startswith("function_call"))
 
 
 def content_token(content: Content) -> str | None:

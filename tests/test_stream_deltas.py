@@ -13,7 +13,8 @@ from negative_controls import adapter_for
 
 from harness import ScenarioFileError, load_scenario, run_scenario
 from harness.adapters.reference.loop import ModelClient, ReferenceLoop
-from harness.contents import JSON, FunctionCall, Message, Response, Text, Update, merge_contents
+from harness.contents import JSON, FunctionCall, FunctionResult, Message, Response, Text, Update, merge_contents
+from harness.transcript import stream_tokens
 
 DELTAS = Path(__file__).resolve().parent.parent / "scenarios" / "normal" / "streaming-call-deltas.yaml"
 
@@ -93,3 +94,16 @@ def test_the_scenario_holds_what_it_claims() -> None:
     assert len(step.updates) == 4
     assert [len(u.contents) for u in step.updates] == [1, 1, 2, 1]
     assert not isinstance(step.response.messages[0].contents[0], Text)
+
+
+def test_the_stream_order_counts_an_id_less_fragment_as_part_of_the_call_before_it() -> None:
+    # "Streaming call": call chunks, one result update, final text. Chat Completions names the call on its first
+    # delta only, and some framework releases pass the later deltas on as they come.
+    updates = [Update("assistant", (FunctionCall("c1", "f", '{"a"'),)),
+               Update("assistant", (FunctionCall("", "", ": 1}"),)),
+               Update("tool", (FunctionResult("c1", "ok"),)),
+               Update("assistant", (Text("done"),))]
+    assert stream_tokens(updates) == ["function_call c1", "function_result c1", "text"]
+    named = [Update("assistant", (FunctionCall("c1", "f", "{}"),)), Update("assistant", (FunctionCall("", "g", "{}"),))]
+    assert stream_tokens(named) == ["function_call c1", "function_call"]  # a named fragment is another call
+    assert stream_tokens([Update("assistant", (FunctionCall("", "", "{}"),))]) == ["function_call"]

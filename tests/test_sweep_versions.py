@@ -14,9 +14,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_tool() -> ModuleType:
+def _load_tool(name: str) -> ModuleType:
     # tools/ is not a package: the script is loaded from its file, as `python tools/sweep_versions.py` runs it.
-    spec = importlib.util.spec_from_file_location("sweep_versions", ROOT / "tools" / "sweep_versions.py")
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -25,7 +25,8 @@ def _load_tool() -> ModuleType:
     return module
 
 
-sweep = _load_tool()
+_load_tool("companion_releases")  # the script imports it from beside itself
+sweep = _load_tool("sweep_versions")
 
 PIP_OUTPUT = """\
 openai-agents (0.24.0)
@@ -103,3 +104,40 @@ def test_the_index_and_matrix_cover_every_framework_present_and_name_unsupported
                                                                                                ["2.59.0"])
     assert index["agent-framework-core"]["versions"] == []
     assert "## pydantic_ai (pydantic-ai-slim 2.60.0)" in (tmp_path / "matrix.md").read_text(encoding="utf-8")
+
+
+def _run(provider: str, verdict: str, reason: str = "", package: str = "") -> dict[str, object]:
+    return {"scenario": "s", "implementation": "agent_framework", "version": "1.10.0", "mode": "streaming",
+            "provider": provider, "verdict": verdict, "reason": reason, "provider_package": package,
+            "provider_version": ""}
+
+
+def test_runs_over_a_provider_whose_package_was_not_released_say_so() -> None:
+    document = {"results": [
+        _run("gemini", "n/a", "gemini provider not installed: No module named 'agent_framework_gemini'",
+             "agent-framework-gemini"),
+        _run("gemini", "n/a", "agent_framework lacks capability: compaction", "agent-framework-gemini"),
+        _run("openai-chat", "n/a", "openai-chat provider not installed: ...", "agent-framework-openai"),
+        _run("neutral", "pass"),
+    ]}
+    installed = {
+        "agent-framework-gemini": {"version": None, "installed": False, "reason": "not released for this core release"},
+        "agent-framework-openai": {"version": "1.10.0", "installed": False, "reason": "cannot be installed: ..."},
+    }
+    marked = sweep.with_companions(document, installed)
+    assert [r["reason"] for r in marked["results"]] == [
+        "agent-framework-gemini not released for this core release",
+        "agent_framework lacks capability: compaction",
+        "openai-chat provider not installed: ...",  # released, but it would not install: the run says why
+        "",
+    ]
+    assert marked["companions"] == installed
+
+
+def test_a_run_restricted_to_some_providers_replaces_only_their_results() -> None:
+    earlier = {"schema_version": 1, "filtered": False,
+               "results": [_run("neutral", "pass"), _run("gemini", "n/a", "not installed")]}
+    fresh = {"schema_version": 1, "filtered": True, "results": [_run("gemini", "fail")]}
+    merged = sweep.merge_results(earlier, fresh, ["gemini"])
+    assert [(r["provider"], r["verdict"]) for r in merged["results"]] == [("neutral", "pass"), ("gemini", "fail")]
+    assert merged["filtered"] is False  # every provider is there again

@@ -19,7 +19,10 @@ def wire_dialect(dialect: Dialect) -> WireDialect:
         from fakes.wire.gemini import Gemini
 
         return Gemini()
-    importlib.import_module("httpx2")  # every OpenAI dialect is served through the SDK's own HTTP library
+    from fakes.wire.common import openai_http_library
+
+    # Every OpenAI dialect is served through the SDK's own HTTP library, which changed with its 3.0.
+    importlib.import_module(openai_http_library())
     if dialect == "openai-responses":
         from fakes.wire.openai_responses import OpenAIResponses
 

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from harness.contents import JSON, Content, FunctionCall, Message, Role
 from harness.script import Rejection
+
+
+def openai_http_library() -> str:
+    """The HTTP library the installed `openai` SDK is built on, whose client it must be given: httpx2 from its 3.0
+    on, httpx before (the releases that older agent-framework-openai releases allow). Raises ImportError when the
+    SDK is not installed."""
+    try:
+        version = importlib.metadata.version("openai")
+    except importlib.metadata.PackageNotFoundError as missing:
+        raise ImportError("the openai SDK is not installed") from missing
+    major = version.split(".", 1)[0]
+    return "httpx2" if major.isdigit() and int(major) >= 3 else "httpx"
 
 
 def as_mapping(value: object) -> Mapping[str, Any]:

@@ -27,6 +27,7 @@ from fakes.wire.common import (
     as_mapping,
     grouped,
     openai_error_body,
+    openai_http_library,
     result_from_wire,
 )
 from fakes.wire.expressible import (
@@ -62,7 +63,10 @@ class OpenAIChat:
     name: Dialect = "openai-chat"
     path = "/chat/completions"
     base_path = "/v1"
-    http_library = "httpx2"
+
+    @property
+    def http_library(self) -> str:
+        return openai_http_library()
 
     def serves(self, path: str) -> bool:
         return path.endswith(self.path)

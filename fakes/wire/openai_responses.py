@@ -32,6 +32,7 @@ from fakes.wire.common import (
     as_mapping,
     grouped,
     openai_error_body,
+    openai_http_library,
     result_from_wire,
 )
 from fakes.wire.expressible import ScriptedScenario, results_in_response, shared_reason, step_contents
@@ -62,7 +63,10 @@ class OpenAIResponses:
     name: Dialect = "openai-responses"
     path = "/responses"
     base_path = "/v1"
-    http_library = "httpx2"
+
+    @property
+    def http_library(self) -> str:
+        return openai_http_library()
 
     def serves(self, path: str) -> bool:
         return path.endswith(self.path)

@@ -46,7 +46,11 @@ class WireDialect(Protocol):
 
     name: Dialect
     base_path: str  # what the SDK is given after the host, e.g. "/v1"
-    http_library: str  # the HTTP library the dialect's SDK takes a client of
+
+    @property
+    def http_library(self) -> str:
+        """The HTTP library the dialect's SDK takes a client of."""
+        ...
 
     def serves(self, path: str) -> bool:
         """Whether model calls go to this URL path."""

@@ -90,6 +90,8 @@ def _result(raw: object) -> ScenarioResult:
         mode=str(data["mode"]),
         verdict=_verdict(data["verdict"]),
         provider=str(data.get("provider") or NEUTRAL_PROVIDER),  # files from before providers ran in-process only
+        provider_package=str(data.get("provider_package") or ""),
+        provider_version=str(data.get("provider_version") or ""),
         checks=checks,
         path=str(data.get("path", "")),
         line=int(data.get("line") or 0),

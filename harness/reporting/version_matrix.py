@@ -2,7 +2,10 @@
 (the variants of one framework — a caller with a session, a stateless caller — each get theirs) and provider: a
 table of runs over a provider's wire is named ``implementation provider``, one of neutral runs by the implementation
 alone. Each table's columns are the releases of the package its implementation drives; frameworks number their
-releases apart, so a table never shares its columns with another framework's."""
+releases apart, so a table never shares its columns with another framework's. A provider's client comes from a
+package numbered apart again (agent-framework-openai 1.15.0 beside agent-framework-core 1.20.0), so a table over a
+provider's wire heads each column with both releases, ``1.20.0 / openai 1.15.0``, and lists the releases it could not
+run on with the reason (``not released for this core release``, ``not installed``)."""
 
 from __future__ import annotations
 
@@ -21,6 +24,8 @@ from harness.scenario.spec_rows import SPEC_ROWS, SpecRow
 _SEVERITY: tuple[Verdict, ...] = ("error", "fail", "xfail", "pass", "n/a")
 _SYMBOL = {"pass": "✅", "fail": "❌", "error": "💥", "xfail": "⚠️", "n/a": "–"}
 _MODES = ("non-streaming", "streaming")
+# The reasons a run over a provider's wire never started: its package is missing beside that release.
+_PROVIDER_MISSING = ("not released for this core release", "provider not installed")
 
 
 @dataclass
@@ -96,15 +101,17 @@ def _table(by_version: ByVersion, rows: Sequence[SpecRow]) -> list[str]:
     cells = build_matrix(by_version)
     versions = list(by_version)
     covered = [row for row in rows if any((row.name, v, m) in cells for v in versions for m in _MODES)]
+    headers = [_column(version, results) for version, results in by_version.items()]
     lines = [
         f"{len(covered)} of {len(rows)} spec rows are covered by scenarios.",
         "",
-        "| Section | Spec row | " + " | ".join(versions) + " |",
+        "| Section | Spec row | " + " | ".join(headers) + " |",
         "|---|---|" + "---|" * len(versions),
     ]
     for row in covered:
         marks = [" ".join(_symbol(cells.get((row.name, v, m))) for m in _MODES) for v in versions]
         lines.append(f"| {row.section} | {row.name} | " + " | ".join(marks) + " |")
+    lines.extend(_providers_missing(by_version))
     lines.extend(_known_failures(by_version))
     lines.extend(["", "### Failures", ""])
     failures = [(key, cell) for key, cell in cells.items() if cell.failures]
@@ -114,6 +121,39 @@ def _table(by_version: ByVersion, rows: Sequence[SpecRow]) -> list[str]:
         lines.append(f"- **{row}** — {version}, {mode}:")
         lines.extend(f"  - {failure}" for failure in sorted(set(cell.failures)))
     return lines
+
+
+def provider_release(results: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+    """The provider package a release's runs over a wire went through and its installed release ("" when it was
+    not installed); ("", "") for neutral runs and files from before provider packages were recorded."""
+    package = next((str(r["provider_package"]) for r in results if r.get("provider_package")), "")
+    version = next((str(r["provider_version"]) for r in results if r.get("provider_version")), "")
+    return package, version
+
+
+def provider_missing(results: Sequence[Mapping[str, Any]]) -> str | None:
+    """Why no run of a release went over its provider's wire: the provider package's absence, when that is the
+    reason every run is n/a; None when any ran."""
+    reasons = {str(r.get("reason", "")) for r in results}
+    if any(r["verdict"] != "n/a" for r in results):
+        return None
+    missing = sorted(reason for reason in reasons if any(marker in reason for marker in _PROVIDER_MISSING))
+    return missing[0] if missing else None
+
+
+def _column(version: str, results: Sequence[Mapping[str, Any]]) -> str:
+    package, provider_version = provider_release(results)
+    if not package:
+        return version
+    return f"{version} / {package.removeprefix('agent-framework-')} {provider_version or '–'}"
+
+
+def _providers_missing(by_version: ByVersion) -> list[str]:
+    missing = [(version, why) for version, results in by_version.items()
+               if (why := provider_missing(results)) is not None]
+    if not missing:
+        return []
+    return ["", "### Releases without a provider run", "", *(f"- {version}: {why}" for version, why in missing)]
 
 
 def _known_failures(by_version: ByVersion) -> list[str]:
@@ -149,6 +189,12 @@ def render_json(by_implementation: Mapping[str, ByVersion], rows: Sequence[SpecR
 def _json_table(by_version: ByVersion, rows: Sequence[SpecRow]) -> dict[str, Any]:
     cells = build_matrix(by_version)
     document: dict[str, Any] = {"versions": list(by_version), "rows": []}
+    providers = {version: {"package": package, "version": provider_version or None,
+                           "not_run": provider_missing(results)}
+                 for version, results in by_version.items()
+                 for package, provider_version in [provider_release(results)] if package}
+    if providers:
+        document["provider_releases"] = providers
     for row in rows:
         entry: dict[str, Any] = {"section": row.section, "row": row.name, "id": row.id, "cells": {}}
         for version in by_version:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 import re
 import traceback
@@ -31,6 +32,7 @@ from harness.contract import (
     TurnInput,
     WireEndpoint,
     adapter_modes,
+    adapter_provider_package,
     adapter_unexpressible,
 )
 from harness.records import RunRecord, RunSubject, TurnRecord
@@ -144,6 +146,16 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
 def _exchanges(wire: WireEndpoint | None, turn: int) -> tuple[Exchange, ...]:
     recorded = cast(list[Exchange], getattr(wire, "exchanges", []))
     return tuple(e for e in recorded if e.turn == turn)
+
+
+def installed_version(package: str) -> str:
+    """The installed release of `package`; "" when it is not installed (its runs are then n/a) or not named."""
+    if not package:
+        return ""
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
 
 
 def unexpressible(scenario: Scenario, dialect: Dialect) -> str | None:
@@ -281,9 +293,11 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
     `turn_timeout` bounds each turn and `close()` for loops that hang while awaiting; a loop that never awaits
     can only be stopped from outside the process (`harness.run.isolation`). A `dialect` whose optional dependency
     is missing makes the run n/a."""
+    package = adapter_provider_package(adapter, dialect)
     base = ScenarioResult(scenario.id, scenario.spec.title, tuple(scenario.spec.spec), scenario.section,
                           adapter.name, adapter.version, mode, "pass", path=str(scenario.path), line=scenario.line,
-                          turn_lines=tuple(turn.line for turn in scenario.turns), provider=dialect)
+                          turn_lines=tuple(turn.line for turn in scenario.turns), provider=dialect,
+                          provider_package=package, provider_version=installed_version(package))
     if scenario.spec.not_observable is not None:
         return replace(base, verdict="n/a", reason=f"not observable from outside: {scenario.spec.not_observable}")
     missing = sorted(set(scenario.spec.requires) - set(adapter.capabilities))

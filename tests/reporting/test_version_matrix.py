@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from harness.reporting.version_matrix import load_results, render_json, render_markdown
 
@@ -73,3 +74,39 @@ def test_frameworks_each_get_their_own_releases_and_package_name(tmp_path: Path)
         "openai_agents": ("openai-agents", ["0.24.0"]),
         "pydantic_ai": ("pydantic-ai-slim", ["2.60.0", "2.68.0"]),
     }
+
+
+def _wire_run(version: str, mode: str, verdict: str, provider_version: str, reason: str = "") -> dict[str, Any]:
+    return run("normal.single-call", ["Single non-streaming call"], impl="agent_framework", mode=mode,
+               version=version, verdict=verdict, reason=reason, provider="openai-chat") | {
+        "provider_package": "agent-framework-openai", "provider_version": provider_version}
+
+
+def test_a_wire_table_heads_each_core_release_with_its_provider_release_and_says_where_none_was(
+        tmp_path: Path) -> None:
+    files = []
+    unreleased = "agent-framework-openai not released for this core release"
+    for version, runs in (("1.9.0", [_wire_run("1.9.0", m, "n/a", "", unreleased) for m in ("non-streaming",
+                                                                                              "streaming")]),
+                          ("1.20.0", [_wire_run("1.20.0", m, "pass", "1.15.0") for m in ("non-streaming",
+                                                                                         "streaming")])):
+        path = tmp_path / f"{version}.json"
+        path.write_text(json.dumps(document(runs)), encoding="utf-8")
+        files.append(path)
+    by_table = load_results(files)
+    markdown = render_markdown(by_table, packages={"agent_framework": "agent-framework-core"})
+    assert "| Section | Spec row | 1.9.0 / openai – | 1.20.0 / openai 1.15.0 |" in markdown
+    assert "| Single non-streaming call | – – | ✅ ✅ |" in markdown  # n/a, never a pass
+    assert f"- 1.9.0: {unreleased}" in markdown
+    releases = json.loads(render_json(by_table))["implementations"]["agent_framework openai-chat"]["provider_releases"]
+    assert releases == {"1.9.0": {"package": "agent-framework-openai", "version": None, "not_run": unreleased},
+                        "1.20.0": {"package": "agent-framework-openai", "version": "1.15.0", "not_run": None}}
+
+
+def test_neutral_tables_and_files_without_provider_packages_keep_plain_release_headers(tmp_path: Path) -> None:
+    path = tmp_path / "1.23.0.json"
+    path.write_text(json.dumps(document(both_modes("normal.single-call", ["Single non-streaming call"],
+                                                   impl="agent_framework", version="1.23.0"))), encoding="utf-8")
+    by_table = load_results([path])
+    assert "| Section | Spec row | 1.23.0 |" in render_markdown(by_table)
+    assert "provider_releases" not in json.loads(render_json(by_table))["implementations"]["agent_framework"]

@@ -29,7 +29,13 @@ from harness.adapters.agent_framework.convert import (
 from harness.adapters.agent_framework.features import FEATURES
 from harness.adapters.agent_framework.history import AuditHistoryProvider
 from harness.adapters.agent_framework.tools import TerminateOnRequest, build_tools
-from harness.adapters.agent_framework.wire import DIALECTS, wire_client, wire_options, wire_provider_errors
+from harness.adapters.agent_framework.wire import (
+    DIALECTS,
+    PROVIDER_PACKAGES,
+    wire_client,
+    wire_options,
+    wire_provider_errors,
+)
 from harness.contents import ApprovalResponse, Message, Response, Update
 from harness.contract import (
     SESSION_CAPABILITIES,
@@ -297,6 +303,7 @@ class AgentFrameworkAdapter:
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
         # The framework's OpenAI clients (agent-framework-openai); a run over a dialect without it is n/a.
         self.dialects = DIALECTS
+        self.provider_packages = PROVIDER_PACKAGES
 
     def open(self, setup: ConversationSetup) -> AgentFrameworkConversation | HostedResponsesConversation:
         if setup.host is not None:

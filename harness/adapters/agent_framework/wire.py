@@ -13,6 +13,10 @@ from typing import Any
 from harness.contract import ConversationSetup, Dialect, WireEndpoint
 
 DIALECTS: frozenset[Dialect] = frozenset({"openai-responses", "openai-chat", "gemini"})
+# The packages the clients come from, numbered apart from agent-framework-core; results record their releases.
+PROVIDER_PACKAGES: dict[Dialect, str] = {"openai-responses": "agent-framework-openai",
+                                         "openai-chat": "agent-framework-openai",
+                                         "gemini": "agent-framework-gemini"}
 
 
 def wire_client(setup: ConversationSetup, **client_kwargs: Any) -> Any:
