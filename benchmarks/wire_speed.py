@@ -1,8 +1,11 @@
 """What the wire path costs: per scenario run, the time over each wire dialect as a ratio to the neutral provider,
 for the same implementation and mode (target: at most 2x, so the wire path can run on every PR).
 
-Only scenarios that run (not n/a) over both the neutral provider and the dialect are timed, in process.
-Figures only — nothing here asserts a speed. Run: `python benchmarks/wire_speed.py [--impl NAME] [--repeat N]`.
+Only scenarios that run (not n/a) over both the neutral provider and the dialect are timed, in process, after one
+untimed pass (what a process builds once, such as the provider SDK clients, is not a per-run cost). Wall-clock time
+is the figure; the process's CPU time is printed beside it, since on a shared, loaded machine the wall clock also
+counts the time other processes held the CPU. Figures only — nothing here asserts a speed.
+Run: `python benchmarks/wire_speed.py [--impl NAME] [--repeat N]`.
 """
 
 from __future__ import annotations
@@ -34,21 +37,28 @@ def main() -> None:
             if dialect == "neutral":
                 continue
             shared = sorted(set(runnable["neutral"]) & set(runnable[dialect]))
-            neutral = _seconds([scenarios[i] for i in shared], adapter, mode, "neutral", args.repeat)
-            wire = _seconds([scenarios[i] for i in shared], adapter, mode, dialect, args.repeat)
+            neutral, neutral_cpu = _seconds([scenarios[i] for i in shared], adapter, mode, "neutral", args.repeat)
+            wire, wire_cpu = _seconds([scenarios[i] for i in shared], adapter, mode, dialect, args.repeat)
+            runs = max(len(shared), 1)
             print(f"{adapter.name} {mode:>13} {dialect:>16}: {len(shared):3} scenarios, neutral "
-                  f"{1000 * neutral / max(len(shared), 1):6.2f} ms/run, wire {1000 * wire / max(len(shared), 1):6.2f} "
-                  f"ms/run, ratio {wire / neutral:4.2f}x (median of {args.repeat})")
+                  f"{1000 * neutral / runs:6.2f} ms/run, wire {1000 * wire / runs:6.2f} "
+                  f"ms/run, ratio {wire / neutral:4.2f}x (median of {args.repeat}); CPU ratio "
+                  f"{wire_cpu / neutral_cpu:4.2f}x ({1000 * neutral_cpu / runs:.2f} vs "
+                  f"{1000 * wire_cpu / runs:.2f} ms/run)")
 
 
-def _seconds(scenarios: list[object], adapter: object, mode: str, dialect: Dialect, repeat: int) -> float:
+def _seconds(scenarios: list[object], adapter: object, mode: str, dialect: Dialect,
+             repeat: int) -> tuple[float, float]:
+    """The median wall-clock and CPU seconds of a pass over `scenarios`."""
     passes: list[float] = []
+    cpu: list[float] = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         for scenario in scenarios:
             asyncio.run(run_scenario(scenario, adapter, mode, dialect=dialect))  # type: ignore[arg-type]
         passes.append(time.perf_counter() - start)
-    return statistics.median(passes)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(passes), statistics.median(cpu)
 
 
 if __name__ == "__main__":

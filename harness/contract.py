@@ -13,12 +13,14 @@ Providers: by default the model is the neutral scripted provider, called in-proc
 real provider clients (an OpenAI or Gemini client) may also declare `dialects`; the runner then runs every
 scenario once more per dialect, with `ConversationSetup.wire` set to an in-process HTTP endpoint that serves the
 same script in that provider's wire format. The adapter builds the framework's own client, unmodified, over
-`wire.http_client()`, so the client's serialisation is what the script and the checks see.
+`wire.http_client()` (or once per process over `wire.shared_http_client()`, sending from inside
+`wire.serving()`), so the client's serialisation is what the script and the checks see.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, cast, runtime_checkable
 
@@ -206,6 +208,18 @@ class WireEndpoint(Protocol):
     def http_client(self) -> object:
         """An asynchronous HTTP client whose transport answers in-process, of the kind the dialect's official
         SDK takes (an ``httpx2.AsyncClient`` for ``openai``)."""
+        ...
+
+    def shared_http_client(self) -> object:
+        """The process-wide client of the same kind, answering from whichever endpoint is `serving()` in the
+        calling context (an HTTP 500 naming the problem when none is). An adapter builds a provider SDK client once
+        per process over it, instead of once per conversation over `http_client()`, and sends every request from
+        inside `serving()`."""
+        ...
+
+    def serving(self) -> AbstractContextManager[None]:
+        """Binds the shared client to this endpoint for the calling context and the tasks it starts (a context
+        variable, so runs side by side in other tasks keep their own endpoint)."""
         ...
 
     def as_scripted(self, content: Content) -> Content:

@@ -11,6 +11,7 @@ sets ``LC_TEST_WIRE`` and builds the adapter in its own process must let monkeyp
 from __future__ import annotations
 
 import os
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 import fakes.wire
@@ -29,6 +30,12 @@ class TrivialEndpoint:
 
     def http_client(self) -> object:
         return object()
+
+    def shared_http_client(self) -> object:
+        return object()
+
+    def serving(self) -> AbstractContextManager[None]:
+        return nullcontext()
 
     def as_scripted(self, content: Content) -> Content:
         return content

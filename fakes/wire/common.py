@@ -1,13 +1,15 @@
-"""What the wire dialects share: reading JSON bodies, argument strings, and regrouping items into messages."""
+"""What the wire dialects share: routing by URL path, reading JSON bodies (texts, tool names, tool choice, argument
+strings), regrouping items into messages, and the pieces of an answer every format carries (usage, OpenAI's error
+body)."""
 
 from __future__ import annotations
 
 import importlib.metadata
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
-from harness.contents import JSON, Content, FunctionCall, Message, Role
+from harness.contents import JSON, Content, FunctionCall, Message, Response, Role, Text, Usage
 from harness.script import Rejection
 
 
@@ -21,6 +23,15 @@ def openai_http_library() -> str:
         raise ImportError("the openai SDK is not installed") from missing
     major = version.split(".", 1)[0]
     return "httpx2" if major.isdigit() and int(major) >= 3 else "httpx"
+
+
+class ServedPaths:
+    """A dialect whose model calls go to the URL paths ending with one of `paths`."""
+
+    paths: tuple[str, ...] = ()
+
+    def serves(self, path: str) -> bool:
+        return path.endswith(self.paths)
 
 
 def as_mapping(value: object) -> Mapping[str, Any]:
@@ -76,3 +87,31 @@ def openai_error_body(rejection: Rejection) -> dict[str, Any]:
     """The error body both OpenAI APIs send for a request they refuse."""
     return {"error": {"message": rejection.message, "type": "invalid_request_error", "param": rejection.param,
                       "code": None}}
+
+
+def texts(content: object, text_of: Callable[[Mapping[str, Any]], str | None], *,
+          keep_empty: bool = True) -> tuple[Content, ...]:
+    """The texts of a message's content: a plain string is one text (an empty one kept only with `keep_empty`); a
+    list of parts gives the text `text_of` reads from each part, skipping the parts it reads none from."""
+    if isinstance(content, str):
+        return (Text(content),) if content or keep_empty else ()
+    return tuple(Text(text) for part in as_list(content) if (text := text_of(as_mapping(part))) is not None)
+
+
+def tool_names(tools: object, names_of: Callable[[Mapping[str, Any]], Iterable[str]]) -> tuple[str, ...]:
+    """The names of the tools a request declares, each tool's as `names_of` reads them."""
+    return tuple(name for tool in as_list(tools) for name in names_of(as_mapping(tool)))
+
+
+def tool_choice(choice: object) -> str | None:
+    """An OpenAI `tool_choice` in the neutral vocabulary: a mode string as sent; an object is a named function
+    (``required``) unless it carries a mode of its own (Responses' allowed tools)."""
+    if choice is None or isinstance(choice, str):
+        return choice
+    mode = as_mapping(choice).get("mode")
+    return str(mode) if mode is not None else "required"
+
+
+def usage_of(response: Response) -> Usage | None:
+    """The token usage a scripted answer reports, if any."""
+    return next((c for m in response.messages for c in m.contents if isinstance(c, Usage)), None)

@@ -23,7 +23,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from fakes.wire.common import as_list, as_mapping, grouped
+from fakes.wire.common import ServedPaths, as_list, as_mapping, grouped, texts, tool_names, usage_of
 from fakes.wire.expressible import ScriptedScenario, found, results_in_response, shared_reason, written
 from fakes.wire.service import ParsedRequest, ServiceState
 from harness.contents import (
@@ -39,7 +39,6 @@ from harness.contents import (
     Role,
     Text,
     Update,
-    Usage,
 )
 from harness.contract import Dialect
 from harness.script import ModelStep, Rejection
@@ -48,13 +47,11 @@ _MERGED: frozenset[Role] = frozenset({"tool"})
 _MODES = {"AUTO": "auto", "NONE": "none", "ANY": "required", "VALIDATED": "required"}
 
 
-class Gemini:
+class Gemini(ServedPaths):
     name: Dialect = "gemini"
+    paths = (":generateContent", ":streamGenerateContent")
     base_path = ""
     http_library = "httpx"
-
-    def serves(self, path: str) -> bool:
-        return path.endswith(":generateContent") or path.endswith(":streamGenerateContent")
 
     def parse(self, body: Mapping[str, Any], state: ServiceState, path: str) -> ParsedRequest | Rejection:
         messages: list[Message] = []
@@ -66,7 +63,7 @@ class Gemini:
         config = as_mapping(as_mapping(body.get("toolConfig")).get("functionCallingConfig"))
         mode = config.get("mode")
         return ParsedRequest(grouped(messages, _MERGED), _MODES.get(str(mode)) if mode is not None else None,
-                             _tool_names(body.get("tools")), path.endswith(":streamGenerateContent"))
+                             tool_names(body.get("tools"), _names), path.endswith(":streamGenerateContent"))
 
     def validate(self, body: Mapping[str, Any], parsed: ParsedRequest, state: ServiceState) -> list[Rejection]:
         rejections: list[Rejection] = []
@@ -196,13 +193,16 @@ def _result(response: Mapping[str, Any]) -> FunctionResult:
 
 
 def _texts(parts: object) -> tuple[Content, ...]:
-    return tuple(Text(str(as_mapping(p).get("text"))) for p in as_list(parts)
-                 if "text" in as_mapping(p) and not as_mapping(p).get("thought"))
+    """A content's text parts (its thoughts are reasoning, not text); parts are always a list."""
+    return texts(as_list(parts), _answer_text)
 
 
-def _tool_names(tools: object) -> tuple[str, ...]:
-    return tuple(str(as_mapping(d).get("name")) for t in as_list(tools)
-                 for d in as_list(as_mapping(t).get("functionDeclarations")))
+def _answer_text(part: Mapping[str, Any]) -> str | None:
+    return str(part.get("text")) if "text" in part and not part.get("thought") else None
+
+
+def _names(tool: Mapping[str, Any]) -> list[str]:
+    return [str(as_mapping(d).get("name")) for d in as_list(tool.get("functionDeclarations"))]
 
 
 def _ids(parts: list[Mapping[str, Any]]) -> list[str]:
@@ -277,8 +277,7 @@ def _chunk(response_id: str, parts: list[dict[str, Any]], response: Response, *,
     body: dict[str, Any] = {"candidates": [candidate], "modelVersion": "scripted-model", "responseId": response_id}
     if final:
         candidate["finishReason"] = "MAX_TOKENS" if response.finish_reason == "length" else "STOP"
-        usage = next((c for m in response.messages for c in m.contents if isinstance(c, Usage)), None)
-        if usage is not None:
+        if (usage := usage_of(response)) is not None:
             body["usageMetadata"] = {"promptTokenCount": usage.input_tokens,
                                      "candidatesTokenCount": usage.output_tokens,
                                      "totalTokenCount": usage.input_tokens + usage.output_tokens}

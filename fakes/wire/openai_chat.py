@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fakes.wire.common import (
+    ServedPaths,
     arguments_from_wire,
     arguments_to_wire,
     as_list,
@@ -29,6 +30,10 @@ from fakes.wire.common import (
     openai_error_body,
     openai_http_library,
     result_from_wire,
+    texts,
+    tool_choice,
+    tool_names,
+    usage_of,
 )
 from fakes.wire.expressible import (
     ScriptedScenario,
@@ -51,7 +56,6 @@ from harness.contents import (
     Role,
     Text,
     Update,
-    Usage,
 )
 from harness.contract import Dialect
 from harness.script import ModelStep, Rejection
@@ -59,22 +63,19 @@ from harness.script import ModelStep, Rejection
 _MERGED: frozenset[Role] = frozenset({"tool"})
 
 
-class OpenAIChat:
+class OpenAIChat(ServedPaths):
     name: Dialect = "openai-chat"
-    path = "/chat/completions"
+    paths = ("/chat/completions",)
     base_path = "/v1"
 
     @property
     def http_library(self) -> str:
         return openai_http_library()
 
-    def serves(self, path: str) -> bool:
-        return path.endswith(self.path)
-
     def parse(self, body: Mapping[str, Any], state: ServiceState, path: str) -> ParsedRequest | Rejection:
         messages = [_message(as_mapping(m)) for m in as_list(body.get("messages"))]
-        return ParsedRequest(grouped(messages, _MERGED), _tool_choice(body.get("tool_choice")),
-                             _tool_names(body.get("tools")), bool(body.get("stream")))
+        return ParsedRequest(grouped(messages, _MERGED), tool_choice(body.get("tool_choice")),
+                             tool_names(body.get("tools"), _names), bool(body.get("stream")))
 
     def validate(self, body: Mapping[str, Any], parsed: ParsedRequest, state: ServiceState) -> list[Rejection]:
         rejections: list[Rejection] = []
@@ -204,7 +205,7 @@ def _message(message: Mapping[str, Any]) -> Message:
     if role == "tool":
         return Message("tool", (FunctionResult(str(message.get("tool_call_id")),
                                                result_from_wire(message.get("content"))),))
-    contents: list[Content] = list(_texts(message.get("content")))
+    contents: list[Content] = list(texts(message.get("content"), _text, keep_empty=False))
     for call in as_list(message.get("tool_calls")):
         declared = as_mapping(call)
         function = as_mapping(declared.get("function"))
@@ -215,20 +216,12 @@ def _message(message: Mapping[str, Any]) -> Message:
     return Message("assistant" if role == "assistant" else "user", tuple(contents))
 
 
-def _texts(content: object) -> tuple[Content, ...]:
-    if isinstance(content, str):
-        return (Text(content),) if content else ()
-    return tuple(Text(str(as_mapping(p).get("text", ""))) for p in as_list(content))
+def _text(part: Mapping[str, Any]) -> str:
+    return str(part.get("text", ""))
 
 
-def _tool_choice(choice: object) -> str | None:
-    if choice is None or isinstance(choice, str):
-        return choice
-    return "required"  # a named function
-
-
-def _tool_names(tools: object) -> tuple[str, ...]:
-    return tuple(str(as_mapping(as_mapping(t).get("function")).get("name")) for t in as_list(tools))
+def _names(tool: Mapping[str, Any]) -> list[str]:
+    return [str(as_mapping(tool.get("function")).get("name"))]
 
 
 def _answer(response: Response) -> tuple[str, list[FunctionCall]]:
@@ -250,7 +243,7 @@ def _finish_reason(response: Response, calls: list[FunctionCall]) -> str:
 
 
 def _usage(response: Response) -> dict[str, int] | None:
-    usage = next((c for m in response.messages for c in m.contents if isinstance(c, Usage)), None)
+    usage = usage_of(response)
     if usage is None:
         return None
     return {"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens,

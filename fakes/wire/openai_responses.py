@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from fakes.wire.common import (
+    ServedPaths,
     arguments_from_wire,
     arguments_to_wire,
     as_list,
@@ -34,6 +35,10 @@ from fakes.wire.common import (
     openai_error_body,
     openai_http_library,
     result_from_wire,
+    texts,
+    tool_choice,
+    tool_names,
+    usage_of,
 )
 from fakes.wire.expressible import ScriptedScenario, results_in_response, shared_reason, step_contents
 from fakes.wire.openai_responses_events import stream_events
@@ -51,7 +56,6 @@ from harness.contents import (
     Role,
     Text,
     Update,
-    Usage,
 )
 from harness.contract import Dialect
 from harness.script import ModelStep, Rejection
@@ -59,17 +63,14 @@ from harness.script import ModelStep, Rejection
 _MERGED: frozenset[Role] = frozenset({"assistant", "tool"})
 
 
-class OpenAIResponses:
+class OpenAIResponses(ServedPaths):
     name: Dialect = "openai-responses"
-    path = "/responses"
+    paths = ("/responses",)
     base_path = "/v1"
 
     @property
     def http_library(self) -> str:
         return openai_http_library()
-
-    def serves(self, path: str) -> bool:
-        return path.endswith(self.path)
 
     # --- requests ------------------------------------------------------------------------------------------------
 
@@ -90,7 +91,7 @@ class OpenAIResponses:
         known = _approval_calls(stored)
         messages.extend(message for item in items if (message := _item_message(as_mapping(item), known, state)))
         return ParsedRequest(
-            grouped(messages, _MERGED), _tool_choice(body.get("tool_choice")), _tool_names(body.get("tools")),
+            grouped(messages, _MERGED), tool_choice(body.get("tool_choice")), tool_names(body.get("tools"), _names),
             bool(body.get("stream")), None if continues is None else str(continues), stored,
             store=body.get("store", True) is not False)
 
@@ -188,10 +189,10 @@ def _item_message(item: Mapping[str, Any], known: dict[str, FunctionCall], state
     kind = item.get("type", "message")
     if kind == "message":
         role = str(item.get("role", "user"))
-        texts = _texts(item.get("content"))
+        sent = texts(item.get("content"), _text_or_refusal)
         if role in ("system", "developer"):
-            return Message("system", texts)
-        return Message("assistant" if role == "assistant" else "user", texts)
+            return Message("system", sent)
+        return Message("assistant" if role == "assistant" else "user", sent)
     if kind == "function_call":
         return Message("assistant", (FunctionCall(str(item.get("call_id")), str(item.get("name")),
                                                   arguments_from_wire(item.get("arguments"))),))
@@ -272,27 +273,14 @@ def _hosted_call(item: Mapping[str, Any]) -> FunctionCall:
                         server_label=str(item.get("server_label") or "") or None)
 
 
-def _texts(content: object) -> tuple[Content, ...]:
-    if isinstance(content, str):
-        return (Text(content),)
-    return tuple(Text(str(as_mapping(p).get("text", as_mapping(p).get("refusal", "")))) for p in as_list(content))
+def _text_or_refusal(part: Mapping[str, Any]) -> str:
+    return str(part.get("text", part.get("refusal", "")))
 
 
-def _tool_choice(choice: object) -> str | None:
-    if choice is None or isinstance(choice, str):
-        return choice
-    mode = as_mapping(choice).get("mode")
-    return str(mode) if mode is not None else "required"
-
-
-def _tool_names(tools: object) -> tuple[str, ...]:
-    names: list[str] = []
-    for tool in as_list(tools):
-        declared = as_mapping(tool)
-        name = declared.get("name") or declared.get("server_label")
-        if name is not None:
-            names.append(str(name))
-    return tuple(names)
+def _names(tool: Mapping[str, Any]) -> list[str]:
+    """A function tool's name; a hosted (MCP) tool's server label."""
+    name = tool.get("name") or tool.get("server_label")
+    return [] if name is None else [str(name)]
 
 
 # --- rendering -----------------------------------------------------------------------------------------------------
@@ -304,8 +292,7 @@ def _response_body(response_id: str, output: list[dict[str, Any]], response: Res
                             "model": "scripted-model", "output": output, "parallel_tool_calls": True,
                             "tool_choice": "auto", "tools": [], "error": None, "incomplete_details": None,
                             "instructions": None, "metadata": {}, "temperature": None, "top_p": None}
-    usage = next((c for m in response.messages for c in m.contents if isinstance(c, Usage)), None)
-    if usage is not None:
+    if (usage := usage_of(response)) is not None:
         body["usage"] = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
                          "total_tokens": usage.input_tokens + usage.output_tokens,
                          "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, cast
 
@@ -149,10 +150,24 @@ class WireService:
         """See `WireDialect.as_scripted`: what an adapter applies to every content it reports to the harness."""
         return self._dialect.as_scripted(content, self.state)
 
+    @property
+    def http_library(self) -> str:
+        return self._dialect.http_library
+
     def http_client(self) -> object:
         from fakes.wire.http import async_http_client  # the HTTP library is an optional dependency
 
         return async_http_client(self, self._dialect.http_library)
+
+    def shared_http_client(self) -> object:
+        from fakes.wire.http import shared_async_http_client
+
+        return shared_async_http_client(self._dialect.http_library)
+
+    def serving(self) -> AbstractContextManager[None]:
+        from fakes.wire.http import serving
+
+        return serving(self)
 
     @property
     def rejections(self) -> list[tuple[Exchange, Rejection]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Generator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -227,7 +227,7 @@ class AgentFrameworkConversation:
         client_kwargs: dict[str, Any] = {**turn.kwargs}
         if not self.stateless:
             client_kwargs["session"] = self.session
-        with captured_logs() as logs:
+        with captured_logs() as logs, self._serving():
             try:
                 if self.setup.mode == "streaming":
                     stream: Any = self._call(caller_input, client_kwargs, stream=True)
@@ -252,6 +252,10 @@ class AgentFrameworkConversation:
         inputs_after = caller_input if isinstance(caller_input, str) else self.scripted.messages(
             messages_from_framework(caller_input))
         return CallerView(tuple(updates), response, error, inputs_after, earlier, tuple(logs.lines))
+
+    def _serving(self) -> AbstractContextManager[None]:
+        """The wire endpoint answering this conversation's requests (the SDK client is shared by the process)."""
+        return nullcontext() if self.setup.wire is None else self.setup.wire.serving()
 
     def _call(self, caller_input: str | list[FwMessage], client_kwargs: dict[str, Any], *, stream: bool) -> Any:
         options = cast(Any, self._options())
