@@ -108,13 +108,25 @@ def normalised_flow(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 
 def stream_tokens(updates: Sequence[Update]) -> list[str]:
-    """The order in which contents first appear in a stream, e.g. ``["function_call c1", "text"]``."""
+    """The order in which contents appear in a stream, e.g. ``["function_call c1", "text"]``: one token per content.
+
+    Only the fragments a stream splits one content into (text chunks, a call's argument deltas: what
+    `merge_contents` joins) make one token between them; every other content is a token of its own each time it
+    appears, so three input requests for one call are three tokens and a stream that shows one of them is told
+    apart from one that shows all three.
+    """
     tokens: list[str] = []
+    fragments: list[Content] = []  # the raw pieces of the content the last token stands for
     for update in updates:
         for content in update.contents:
             token = content_token(content)
-            if token is not None and (not tokens or tokens[-1] != token):
-                tokens.append(token)
+            if token is None:
+                continue
+            if fragments and len(merge_contents((*fragments, content))) == 1:
+                fragments.append(content)
+                continue
+            fragments = [content]
+            tokens.append(token)
     return tokens
 
 

@@ -1,0 +1,101 @@
+"""The holes of issue #15 stay closed: each control below passed every check before, and must fail its check now;
+the correct loops must still pass the same scenarios."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+from negative_controls import SCENARIOS, TagsCallerMessagesInPlace, adapter_for
+from negative_controls_holes import ResultTampering, StreamShowsOneInputRequest, Tampering
+
+from harness import MODES, Mode, Scenario, ScenarioResult, load_scenario, run_scenario
+from harness.adapters.reference import ReferenceAdapter
+from harness.contract import LoopAdapter
+
+BUNDLED = Path(__file__).resolve().parents[1] / "scenarios"
+THREE_INPUT_REQUESTS = BUNDLED / "approval" / "user-input.yaml"
+
+
+@cache
+def _scenario(path: Path) -> Scenario:
+    return load_scenario(path)
+
+
+def _failed(result: ScenarioResult) -> set[str]:
+    return {check.id for check in result.checks if check.verdict == "fail"}
+
+
+def _framework() -> LoopAdapter:
+    pytest.importorskip("agent_framework")
+    from harness.adapters.agent_framework import adapter
+
+    return adapter()
+
+
+def _implementations() -> list[object]:
+    return [pytest.param(ReferenceAdapter, id="reference"), pytest.param(_framework, id="agent_framework")]
+
+
+# --- exactly-once: one result per execution, whatever the loop --------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["duplicate", "drop"])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("make", _implementations())
+async def test_a_repeated_or_hidden_result_fails_exactly_once(make: type[LoopAdapter], how: Tampering,
+                                                             mode: Mode) -> None:
+    result = await run_scenario(_scenario(SCENARIOS / "single-call.yaml"), ResultTampering(make(), how), mode)
+    failures = [c for c in result.checks if c.id == "exactly-once" and c.verdict == "fail"]
+    assert failures, [(c.id, c.verdict, c.message) for c in result.checks]
+    count = 2 if how == "duplicate" else 0
+    assert any(f"executed 1 time(s) but the response holds {count} result(s)" in c.message for c in failures)
+    # The call and its result travel together, so this is no orphan: only the result count can tell.
+    assert _failed(result) - {"exactly-once", "expect.response"} == set()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("make", _implementations())
+async def test_the_untampered_loops_pass_the_same_scenario(make: type[LoopAdapter], mode: Mode) -> None:
+    result = await run_scenario(_scenario(SCENARIOS / "single-call.yaml"), make(), mode)
+    assert result.verdict == "pass", [(c.id, c.message) for c in result.checks if c.verdict == "fail"]
+
+
+# --- expect.stream-order: repeated items are items ---------------------------------------------------------------
+
+
+async def test_a_stream_showing_one_of_three_input_requests_fails_the_stream_order() -> None:
+    result = await run_scenario(_scenario(THREE_INPUT_REQUESTS), adapter_for(StreamShowsOneInputRequest), "streaming")
+    order = next(c for c in result.checks if c.id == "expect.stream-order" and c.verdict == "fail")
+    assert (order.actual or "").count("user_input_request c1") == 1
+    assert (order.expected or "").count("user_input_request c1") == 3
+    # The stream's own response lacks the two requests as well; no invariant but stream agreement may notice.
+    assert _failed(result) <= {"expect.stream-order", "expect.response", "stream-agreement"}
+
+
+@pytest.mark.parametrize("make", _implementations())
+async def test_correct_streams_show_all_three_input_requests(make: type[LoopAdapter]) -> None:
+    result = await run_scenario(_scenario(THREE_INPUT_REQUESTS), make(), "streaming")
+    assert result.verdict == "pass", [(c.id, c.message) for c in result.checks if c.verdict == "fail"]
+
+
+# --- inputs-unmutated with a session ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_writing_into_the_callers_messages_is_seen_with_a_session(mode: Mode) -> None:
+    result = await run_scenario(_scenario(SCENARIOS / "single-call-session.yaml"),
+                                adapter_for(TagsCallerMessagesInPlace), mode)
+    unmutated = [c for c in result.checks if c.id == "inputs-unmutated"]
+    # Both turns' input messages are written into, the second beside the stored conversation.
+    assert [(c.verdict, c.turn) for c in unmutated] == [("fail", 1), ("fail", 2)]
+    assert _failed(result) <= {"inputs-unmutated", "expect.requests", "expect.response"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("make", _implementations())
+async def test_correct_loops_leave_the_callers_messages_alone_with_a_session(make: type[LoopAdapter],
+                                                                            mode: Mode) -> None:
+    result = await run_scenario(_scenario(SCENARIOS / "single-call-session.yaml"), make(), mode)
+    assert result.verdict == "pass", [(c.id, c.message) for c in result.checks if c.verdict == "fail"]
