@@ -62,10 +62,12 @@ def content_form(content: Content) -> dict[str, Any]:
         if content.standing is not None:
             body["standing"] = content.standing
     elif isinstance(content, UserInputRequest):
-        # Only the call id: implementations differ in how much of the paused call they repeat in the request.
         body = {"id": content.id}
         if content.function_call is not None:
             body["call_id"] = content.function_call.call_id
+            # The finalised call the request carries (a declaration-only call's complete arguments): compared only
+            # where a scenario names it, as wrappers' fields are.
+            body["function_call"] = call_form(content.function_call)
         if content.payload is not None:
             body["payload"] = content.payload
     else:
