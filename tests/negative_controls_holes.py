@@ -8,6 +8,8 @@ Each control here broke one rule without any scenario failing before the check i
   execution's call id, which the framework's executions did not carry.
 * `StreamShowsOneInputRequest` streams only the first of several input requests a tool raised for one call; the
   expected stream order used to fold repeated items into one, so a stream showing one of three read as correct.
+* `HandsOverBareDeclarationRequest` surfaces a declaration-only call's input request without the call's
+  arguments; the request's call was never compared, only its id.
 * `TagsCallerMessagesInPlace` on a session-kept conversation: the reference adapter used to hand the loop copies
   of the caller's messages there, so writing into them could never be seen.
 """
@@ -28,6 +30,7 @@ from harness.contents import (
     FunctionCall,
     FunctionResult,
     Message,
+    Response,
     Update,
     UserInputRequest,
 )
@@ -136,3 +139,42 @@ class StreamShowsOneInputRequest(ReferenceLoop):
     ) -> ReferenceStream:
         return _OneInputRequestStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
                                                      conversation_id=conversation_id, session=session))
+
+
+# --- Declaration-only call: the finalised request --------------------------------------------------------------
+
+
+def _bare(content: Content) -> Content:
+    if isinstance(content, UserInputRequest) and content.function_call is not None:
+        return replace(content, function_call=FunctionCall(content.function_call.call_id,
+                                                           content.function_call.name))
+    return content
+
+
+class _BareRequestStream(_StreamWrapper):
+    async def updates(self) -> AsyncIterator[Update]:
+        async for update in self._inner:
+            yield replace(update, contents=tuple(_bare(c) for c in update.contents))
+
+
+class HandsOverBareDeclarationRequest(ReferenceLoop):
+    """Surfaces a declaration-only call's input request with the call's name but without its arguments, so the
+    caller cannot carry the call out from the request it holds."""
+
+    async def respond(
+        self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
+        tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None, session: LoopSession | None = None,
+    ) -> Response:
+        response = await super().respond(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
+                                         conversation_id=conversation_id, session=session)
+        return replace(response, messages=tuple(Message(m.role, tuple(_bare(c) for c in m.contents))
+                                                for m in response.messages))
+
+    def stream(
+        self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
+        tool_choice: str | None = None, kwargs: Mapping[str, JSON] | None = None,
+        conversation_id: str | None = None, session: LoopSession | None = None,
+    ) -> ReferenceStream:
+        return _BareRequestStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
+                                                 conversation_id=conversation_id, session=session))

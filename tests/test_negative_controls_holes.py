@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 from negative_controls import SCENARIOS, TagsCallerMessagesInPlace, adapter_for
-from negative_controls_holes import ResultTampering, StreamShowsOneInputRequest, Tampering
+from negative_controls_holes import (
+    HandsOverBareDeclarationRequest,
+    ResultTampering,
+    StreamShowsOneInputRequest,
+    Tampering,
+)
 
 from harness import MODES, Mode, Scenario, ScenarioResult, load_scenario, run_scenario
 from harness.adapters.reference import ReferenceAdapter
@@ -161,3 +166,23 @@ def test_a_check_the_run_did_not_judge_is_not_taken_for_fixed() -> None:
     # A stream order is judged on streaming runs only: a non-streaming run that lacks it fixed nothing.
     judged = apply_baseline(_run("no-orphans"), [_entry("no-orphans", "expect.stream-order")])
     assert judged.verdict == "xfail"
+
+
+# --- Declaration-only call: the request carries the finalised call -------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_declaration_request_without_the_calls_arguments_fails(mode: Mode) -> None:
+    scenario = _scenario(BUNDLED / "normal" / "declaration-only.yaml")
+    result = await run_scenario(scenario, adapter_for(HandsOverBareDeclarationRequest), mode)
+    response = next(c for c in result.checks if c.id == "expect.response")
+    assert response.verdict == "fail"
+    assert "user_input_request.function_call.arguments" in response.message
+    assert _failed(result) == {"expect.response"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("make", _implementations())
+async def test_correct_loops_hand_over_the_finalised_declaration_call(make: type[LoopAdapter], mode: Mode) -> None:
+    result = await run_scenario(_scenario(BUNDLED / "normal" / "declaration-only.yaml"), make(), mode)
+    assert result.verdict == "pass", [(c.id, c.message) for c in result.checks if c.verdict == "fail"]
