@@ -38,15 +38,19 @@ _GENERAL: tuple[Requirement, ...] = (
     Requirement("exactly-once", "general", f"{_CONTRACT} › Function calls and results",
                 "Every actionable local function_call produces exactly one terminal function_result, unless "
                 "execution pauses for a new user-input request.",
-                ("Duplicate function-call prevention", "Multi-content result with reused id")),
+                ("Single non-streaming call", "String input", "Multiple sequential rounds", "Streaming call",
+                 "Calls across response messages", "Parallel calls", "Duplicate function-call prevention",
+                 "Multi-content result with reused id")),
     Requirement("no-orphans", "general", f"{_CONTRACT} › Function calls and results; History and continuation",
                 "Every actionable local function_call produces exactly one terminal function_result; model-bound "
                 "history contains one function call/result pair per completed logical occurrence.",
-                ("Result matching without placeholders", "Missing result call id", "Pending history turn",
-                 "Compaction pair integrity")),
+                ("Single non-streaming call", "String input", "Multiple sequential rounds", "Streaming call",
+                 "Calls across response messages", "Result matching without placeholders", "Missing result call id",
+                 "Pending history turn", "Compaction pair integrity")),
     Requirement("inputs-unmutated", "general", f"{_CONTRACT} › Approval request and resume",
                 "The function invocation layer normalizes a private copy of caller messages. It must not mutate "
-                "the caller's approval Message, approval Content, or an earlier returned response."),
+                "the caller's approval Message, approval Content, or an earlier returned response.",
+                ("Approved non-streaming resume", "Rejected non-streaming resume")),
     Requirement("stream-agreement", "general", f"{_CONTRACT} › Approval request and resume",
                 "Streaming yields the same logical result content and ordering as non-streaming output and "
                 "ResponseStream.get_final_response().",
