@@ -10,6 +10,9 @@ Each control here broke one rule without any scenario failing before the check i
   expected stream order used to fold repeated items into one, so a stream showing one of three read as correct.
 * `HandsOverBareDeclarationRequest` surfaces a declaration-only call's input request without the call's
   arguments; the request's call was never compared, only its id.
+* `RestoresReplayedWrappers` takes a request replayed a second time for a request of its own, restores its call
+  and carries the decision out on both; the reference loop never met a duplicated wrapper (it holds a partly
+  decided batch back), so no scenario could tell.
 * `TagsCallerMessagesInPlace` on a session-kept conversation: the reference adapter used to hand the loop copies
   of the caller's messages there, so writing into them could never be seen.
 """
@@ -22,10 +25,13 @@ from typing import Literal
 
 from negative_controls import _StreamWrapper  # pyright: ignore[reportPrivateUsage]
 
+from harness.adapters.reference import approvals
 from harness.adapters.reference.loop import LoopMessage, LoopTool, ReferenceLoop, ReferenceStream
 from harness.adapters.reference.session import LoopSession
 from harness.contents import (
     JSON,
+    ApprovalRequest,
+    ApprovalResponse,
     Content,
     FunctionCall,
     FunctionResult,
@@ -178,3 +184,28 @@ class HandsOverBareDeclarationRequest(ReferenceLoop):
     ) -> ReferenceStream:
         return _BareRequestStream(super().stream(messages, tools, tool_choice=tool_choice, kwargs=kwargs,
                                                  conversation_id=conversation_id, session=session))
+
+
+# --- Replayed approval wrapper -------------------------------------------------------------------------------------
+
+
+class RestoresReplayedWrappers(ReferenceLoop):
+    """Takes each copy of a replayed approval request for a request of its own, restores the call it embeds and
+    applies the caller's decision on the request to every copy: the duplicated wrapper brings back another function
+    call, which then runs."""
+
+    def normalise(self, history: Sequence[Message], *, restore_calls: bool) -> approvals.Normalised:
+        copies: dict[str, list[str]] = {}
+        renamed: list[Message] = []
+        for message in history:
+            contents: list[Content] = []
+            for content in message.contents:
+                if isinstance(content, ApprovalRequest):
+                    ids = copies.setdefault(content.id, [])
+                    ids.append(content.id if not ids else f"{content.id}-copy-{len(ids)}")
+                    content = replace(content, id=ids[-1])
+                elif isinstance(content, ApprovalResponse):
+                    contents.extend(replace(content, id=copy) for copy in copies.get(content.id, [])[1:])
+                contents.append(content)
+            renamed.append(Message(message.role, tuple(contents)))
+        return super().normalise(renamed, restore_calls=restore_calls)

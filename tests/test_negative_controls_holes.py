@@ -10,6 +10,7 @@ import pytest
 from negative_controls import SCENARIOS, TagsCallerMessagesInPlace, adapter_for
 from negative_controls_holes import (
     HandsOverBareDeclarationRequest,
+    RestoresReplayedWrappers,
     ResultTampering,
     StreamShowsOneInputRequest,
     Tampering,
@@ -185,4 +186,24 @@ async def test_a_declaration_request_without_the_calls_arguments_fails(mode: Mod
 @pytest.mark.parametrize("make", _implementations())
 async def test_correct_loops_hand_over_the_finalised_declaration_call(make: type[LoopAdapter], mode: Mode) -> None:
     result = await run_scenario(_scenario(BUNDLED / "normal" / "declaration-only.yaml"), make(), mode)
+    assert result.verdict == "pass", [(c.id, c.message) for c in result.checks if c.verdict == "fail"]
+
+
+# --- Replayed approval wrapper: every loop meets the duplicate ---------------------------------------------------
+
+DUPLICATED = BUNDLED / "correlation" / "replayed-wrapper-handwritten.yaml"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_restoring_a_call_from_a_duplicated_wrapper_fails(mode: Mode) -> None:
+    result = await run_scenario(_scenario(DUPLICATED), adapter_for(RestoresReplayedWrappers), mode)
+    assert result.verdict == "fail"
+    # The restored call runs a second time for one call the model made.
+    assert {"exactly-once", "approved-once", "expect.executions"} <= _failed(result), [
+        (c.id, c.message) for c in result.checks if c.verdict == "fail"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_reference_resolves_a_duplicated_wrapper_to_one_call(mode: Mode) -> None:
+    result = await run_scenario(_scenario(DUPLICATED), ReferenceAdapter(), mode)
     assert result.verdict == "pass", [(c.id, c.message) for c in result.checks if c.verdict == "fail"]
