@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.checks.requirements import requirement
+from harness.requirements import requirement
 from harness.contract import DIALECTS, MODES
 from harness.reporting.documents import ResultsDocument, combine
 from harness.results import NEUTRAL_PROVIDER, CheckResult, ScenarioResult, Verdict, with_provider
@@ -64,7 +64,7 @@ def run_label(implementation: str, version: str, mode: str, provider: str) -> st
 @dataclass(frozen=True)
 class Cell:
     """One row in one column. `status` is the row's own verdict: the worst, over the runs of scenarios naming the
-    row, of the checks that judge the row's own requirement (`harness.checks.requirements`). `general` is the worst
+    row, of the checks that judge the row's own requirement (`harness.requirements`). `general` is the worst
     verdict of the general invariants those runs tripped, which are not the row's requirement: shown beside the
     status, never as it, so a row whose own requirement holds does not read as failing."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from html import escape
 
-from harness.checks.requirements import requirement
+from harness.requirements import requirement
 from harness.reporting.coverage import CELL_STATUSES, LABELS, Cell, CellStatus, Column, CoverageMatrix
 from harness.reporting.text import check_diff
 from harness.reporting.wording import (

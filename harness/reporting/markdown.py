@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from harness.checks.requirements import requirement
+from harness.requirements import requirement
 from harness.reporting.coverage import CELL_STATUSES, LABELS, Cell, Column, CoverageMatrix, run_label
 from harness.reporting.wording import (
     FILTERED_BANNER,

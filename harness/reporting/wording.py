@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from harness.checks.requirements import requirement
+from harness.requirements import requirement
 from harness.reporting.coverage import CellStatus, CoverageMatrix
 from harness.results import CheckResult, ScenarioResult
 
@@ -14,7 +14,7 @@ SYMBOLS: Mapping[CellStatus, str] = {
 }
 
 # Beside a cell's own verdict: a scenario of the row tripped a general invariant, which is not the row's own
-# requirement (`harness.checks.requirements`); the failures list names it.
+# requirement (`harness.requirements`); the failures list names it.
 GENERAL_MARK = "⚑"
 GENERAL_LEGEND = (f"{GENERAL_MARK} beside a mark: a scenario of the row tripped a general invariant (or a known "
                   "failure of one) that is not the row's own requirement; the mark itself is the row's own verdict")

@@ -7,7 +7,7 @@ import io
 import json
 from pathlib import Path
 
-from harness.checks.requirements import KNOWN_CHECKS, REQUIREMENTS, requirement
+from harness.requirements import KNOWN_CHECKS, REQUIREMENTS, requirement
 from harness.reporting.by_scenario import render_by_scenario
 from harness.reporting.commands import report_command
 from harness.reporting.coverage import CoverageMatrix, build_coverage
