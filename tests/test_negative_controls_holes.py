@@ -3,6 +3,7 @@ the correct loops must still pass the same scenarios."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -207,3 +208,9 @@ async def test_restoring_a_call_from_a_duplicated_wrapper_fails(mode: Mode) -> N
 async def test_the_reference_resolves_a_duplicated_wrapper_to_one_call(mode: Mode) -> None:
     result = await run_scenario(_scenario(DUPLICATED), ReferenceAdapter(), mode)
     assert result.verdict == "pass", [(c.id, c.message) for c in result.checks if c.verdict == "fail"]
+
+
+def test_a_check_failing_on_one_turn_and_passing_on_another_still_fails() -> None:
+    run = _run("no-orphans")
+    two_turns = replace(run, checks=(*run.checks, CheckResult("exactly-once", "fail", "turn 2", 2)))
+    assert apply_baseline(two_turns, [_entry("exactly-once", "no-orphans")]).verdict == "xfail"

@@ -124,7 +124,8 @@ def apply_baseline(result: ScenarioResult, entries: Sequence[KnownFailure]) -> S
     # The ratchet: an entry whose defect still shows but some of whose checks now pass has been partly fixed. Its
     # passing checks would otherwise stay excused, and a regression of them would hide behind the entry.
     # A check the run did not judge (a stream order in non-streaming mode) says nothing either way.
-    judged = {check.id for check in result.checks if check.verdict == "pass"}
+    # A check judged once per turn may pass on some turns and fail on others: it still fails.
+    judged = {check.id for check in result.checks if check.verdict == "pass"} - failed
     partly = [(e, sorted(set(e.checks) & judged)) for e in shown if not e.intermittent and set(e.checks) & judged
               and (e.providers is not None or result.provider == NEUTRAL_PROVIDER)]
     checks = tuple(replace(c, verdict="xfail") if c.verdict == "fail" else c for c in result.checks)
