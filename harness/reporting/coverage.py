@@ -15,9 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.requirements import requirement
 from harness.contract import DIALECTS, MODES
 from harness.reporting.documents import ResultsDocument, combine
+from harness.requirements import requirement
 from harness.results import NEUTRAL_PROVIDER, CheckResult, ScenarioResult, Verdict, with_provider
 from harness.scenario.spec_rows import SPEC_ROWS, SpecRow
 

@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.requirements import requirement
 from harness.reporting.coverage import CELL_STATUSES, Column, CoverageMatrix
 from harness.reporting.wording import FILTERED_BANNER, check_scope, display_path, headline, problem_checks
+from harness.requirements import requirement
 from harness.results import CheckResult, ScenarioResult
 from harness.scenario.spec_rows import SpecRow, awaiting
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from html import escape
 
-from harness.requirements import requirement
 from harness.reporting.coverage import CELL_STATUSES, LABELS, Cell, CellStatus, Column, CoverageMatrix
 from harness.reporting.text import check_diff
 from harness.reporting.wording import (
@@ -27,6 +26,7 @@ from harness.reporting.wording import (
     one_line,
     problem_checks,
 )
+from harness.requirements import requirement
 from harness.results import NEUTRAL_PROVIDER, ScenarioResult
 from harness.scenario.spec_rows import uncovered_text
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 
-from harness.requirements import requirement
 from harness.reporting.coverage import CELL_STATUSES, LABELS, Cell, Column, CoverageMatrix, run_label
 from harness.reporting.wording import (
     FILTERED_BANNER,
@@ -26,6 +25,7 @@ from harness.reporting.wording import (
     one_line,
     problem_checks,
 )
+from harness.requirements import requirement
 from harness.results import NEUTRAL_PROVIDER, CheckResult
 from harness.scenario.spec_rows import uncovered_text
 

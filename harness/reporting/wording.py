@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from harness.requirements import requirement
 from harness.reporting.coverage import CellStatus, CoverageMatrix
+from harness.requirements import requirement
 from harness.results import CheckResult, ScenarioResult
 
 SYMBOLS: Mapping[CellStatus, str] = {

@@ -7,7 +7,6 @@ import io
 import json
 from pathlib import Path
 
-from harness.requirements import KNOWN_CHECKS, REQUIREMENTS, requirement
 from harness.reporting.by_scenario import render_by_scenario
 from harness.reporting.commands import report_command
 from harness.reporting.coverage import CoverageMatrix, build_coverage
@@ -15,6 +14,7 @@ from harness.reporting.coverage_json import SCHEMA_PATH, render_json
 from harness.reporting.documents import parse_results_document
 from harness.reporting.html_page import render_html
 from harness.reporting.markdown import render_markdown
+from harness.requirements import KNOWN_CHECKS, REQUIREMENTS, requirement
 from harness.scenario.spec_rows import EXTRA_ROWS, SPEC_ROWS, SpecRow
 
 from .helpers import check, document, run
