@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from negative_controls import _StreamWrapper  # pyright: ignore[reportPrivateUsage]
+from negative_controls import SCENARIOS, _StreamWrapper  # pyright: ignore[reportPrivateUsage]
 
 from harness.adapters.reference import approvals
 from harness.adapters.reference.loop import LoopMessage, LoopTool, ReferenceLoop, ReferenceStream
@@ -43,6 +43,11 @@ from harness.contents import (
 from harness.contract import CallerView, Capability, Conversation, ConversationSetup, LoopAdapter, TurnInput
 
 Tampering = Literal["duplicate", "drop"]
+
+# The control scenarios of tests/scenarios/ these controls bring (the others run on bundled scenarios or on those of
+# `negative_controls`).
+SESSION_SCENARIO = SCENARIOS / "single-call-session.yaml"
+HOLES_SCENARIOS = (SESSION_SCENARIO,)
 
 
 def _first_pair(messages: Sequence[Message]) -> tuple[FunctionCall, FunctionResult] | None:

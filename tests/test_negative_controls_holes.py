@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from negative_controls import SCENARIOS, TagsCallerMessagesInPlace, adapter_for
 from negative_controls_holes import (
+    SESSION_SCENARIO,
     HandsOverBareDeclarationRequest,
     RestoresReplayedWrappers,
     ResultTampering,
@@ -94,7 +95,7 @@ async def test_correct_streams_show_all_three_input_requests(make: type[LoopAdap
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_writing_into_the_callers_messages_is_seen_with_a_session(mode: Mode) -> None:
-    result = await run_scenario(_scenario(SCENARIOS / "single-call-session.yaml"),
+    result = await run_scenario(_scenario(SESSION_SCENARIO),
                                 adapter_for(TagsCallerMessagesInPlace), mode)
     unmutated = [c for c in result.checks if c.id == "inputs-unmutated"]
     # Both turns' input messages are written into, the second beside the stored conversation.
@@ -106,7 +107,7 @@ async def test_writing_into_the_callers_messages_is_seen_with_a_session(mode: Mo
 @pytest.mark.parametrize("make", _implementations())
 async def test_correct_loops_leave_the_callers_messages_alone_with_a_session(make: type[LoopAdapter],
                                                                             mode: Mode) -> None:
-    result = await run_scenario(_scenario(SCENARIOS / "single-call-session.yaml"), make(), mode)
+    result = await run_scenario(_scenario(SESSION_SCENARIO), make(), mode)
     assert result.verdict == "pass", [(c.id, c.message) for c in result.checks if c.verdict == "fail"]
 
 
