@@ -131,6 +131,9 @@ def _parser() -> argparse.ArgumentParser:
                              "built-in row list)")
     report.add_argument("--out", type=Path, required=True, metavar="DIR",
                         help="folder to write coverage.md, coverage.html, coverage.json and junit.xml into")
+    report.add_argument("--by-scenario", action="store_true",
+                        help="also write verdicts-by-scenario.md: per spec row, each scenario's verdict on the row's "
+                             "own requirement and the general invariants it tripped, per column")
     gate = commands.add_parser(
         "gate", help="fail on failing checks not in the baseline and on baseline entries that now pass",
         description="Compare a results file with a per-check baseline: any failing check the baseline does not\n"
@@ -184,7 +187,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(json.dumps(ScenarioSpec.model_json_schema(by_alias=True), indent=2))
         return 0
     if args.command == "report":
-        return report_command(args.results, args.out, args.spec)
+        return report_command(args.results, args.out, args.spec, by_scenario=args.by_scenario)
     if args.command == "gate":
         return gate_command(args.results, args.baseline)
     if args.command == "diff":

@@ -62,10 +62,12 @@ def content_form(content: Content) -> dict[str, Any]:
         if content.standing is not None:
             body["standing"] = content.standing
     elif isinstance(content, UserInputRequest):
-        # Only the call id: implementations differ in how much of the paused call they repeat in the request.
         body = {"id": content.id}
         if content.function_call is not None:
             body["call_id"] = content.function_call.call_id
+            # The finalised call the request carries (a declaration-only call's complete arguments): compared only
+            # where a scenario names it, as wrappers' fields are.
+            body["function_call"] = call_form(content.function_call)
         if content.payload is not None:
             body["payload"] = content.payload
     else:
@@ -108,26 +110,26 @@ def normalised_flow(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 
 def stream_tokens(updates: Sequence[Update]) -> list[str]:
-    """The order in which contents first appear in a stream, e.g. ``["function_call c1", "text"]``.
+    """The order in which contents appear in a stream, e.g. ``["function_call c1", "text"]``: one token per content.
 
-    A call streamed in chunks ("Streaming call": call chunks, one result update, final text) may name its call id
-    on its first chunk only, as Chat Completions deltas do: a chunk with neither id nor name right after a call
-    continues that call and is no new content (as `merge_contents` joins it)."""
+    Only the fragments a stream splits one content into (text chunks, a call's argument deltas: what
+    `merge_contents` joins) make one token between them; every other content is a token of its own each time it
+    appears, so three input requests for one call are three tokens and a stream that shows one of them is told
+    apart from one that shows all three.
+    """
     tokens: list[str] = []
+    fragments: list[Content] = []  # the raw pieces of the content the last token stands for
     for update in updates:
         for content in update.contents:
             token = content_token(content)
-            if token is None or (tokens and tokens[-1] == token):
+            if token is None:
                 continue
-            if _continues_call(content, tokens):
+            if fragments and len(merge_contents((*fragments, content))) == 1:
+                fragments.append(content)
                 continue
+            fragments = [content]
             tokens.append(token)
     return tokens
-
-
-def _continues_call(content: Content, tokens: Sequence[str]) -> bool:
-    return (isinstance(content, FunctionCall) and not content.call_id and not content.name
-            and bool(tokens) and tokens[-1].startswith("function_call"))
 
 
 def content_token(content: Content) -> str | None:

@@ -14,11 +14,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # The value model everything shares: the neutral contents, the contract, the script and its records, transcripts,
-# results, errors, the default limits, the tool-parameter and tool-signature rules and where the bundled suite lives.
+# results and the requirement each check enforces, errors, the default limits, the tool-parameter and tool-signature
+# rules and where the bundled suite lives.
 VALUE_MODEL = frozenset({
     "harness.contents", "harness.contract", "harness.script", "harness.records", "harness.transcript",
-    "harness.results", "harness.errors", "harness.limits", "harness.bundled", "harness.parameters",
-    "harness.signatures", "harness.transport", "harness.transport.agui",
+    "harness.results", "harness.requirements", "harness.errors", "harness.limits", "harness.bundled",
+    "harness.parameters", "harness.signatures", "harness.transport", "harness.transport.agui",
 })
 # An adapter that serves another adapter's loop over a transport reuses that adapter's framework glue (client,
 # tools, approvals) instead of copying it.

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from negative_controls import CONTROLS, SCENARIOS, NegativeControl, adapter_for
 from negative_controls_approval import APPROVAL_CONTROLS
+from negative_controls_holes import HOLES_SCENARIOS
 
 from harness import MODES, Mode, Scenario, ScenarioResult, load_scenario, run_scenario
 from harness.adapters.reference import ReferenceAdapter
@@ -99,6 +100,7 @@ SCENARIO_FILES = sorted(SCENARIOS.glob("*.yaml"))
 def test_control_scenarios_are_all_used() -> None:
     used = {control.scenario_path for control in CONTROLS}
     used |= {path for control in APPROVAL_CONTROLS for path in control.scenario_paths}
+    used |= set(HOLES_SCENARIOS)
     assert used == set(SCENARIO_FILES)
 
 

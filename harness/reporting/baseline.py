@@ -2,8 +2,9 @@
 
 A baseline entry names the scenario, implementation, release range, modes and (optionally) providers, the checks
 that fail, a reason in the spec's words and a standalone reproduction. A run that fails exactly those checks is
-reported `xfail`; a run that now passes is a failure of the baseline itself (a stale entry must be removed), and a
-run that fails other checks too stays a plain failure.
+reported `xfail`; a run that now passes is a failure of the baseline itself (a stale entry must be removed), so is a
+run that fails only some of an entry's checks (the entry is partly stale: its passing checks must leave it, so a
+fixed check never stays excused), and a run that fails other checks too stays a plain failure.
 
 An entry that names no providers holds for every provider: a loop's own defect shows whatever wire carries its model
 calls. One run cannot tell whether such an entry is stale, since the defect may still show over another provider:
@@ -120,6 +121,20 @@ def apply_baseline(result: ScenarioResult, entries: Sequence[KnownFailure]) -> S
     shown = [e for e in matching if failed & set(e.checks)]
     if not shown:  # only intermittent defects, none of which showed on this run
         return result
+    # The ratchet: an entry whose defect still shows but some of whose checks now pass has been partly fixed. Its
+    # passing checks would otherwise stay excused, and a regression of them would hide behind the entry.
+    # A check the run did not judge (a stream order in non-streaming mode) says nothing either way.
+    # A check judged once per turn may pass on some turns and fail on others: it still fails.
+    judged = {check.id for check in result.checks if check.verdict == "pass"} - failed
+    partly = [(e, sorted(set(e.checks) & judged)) for e in shown if not e.intermittent and set(e.checks) & judged
+              and (e.providers is not None or result.provider == NEUTRAL_PROVIDER)]
     checks = tuple(replace(c, verdict="xfail") if c.verdict == "fail" else c for c in result.checks)
+    if partly:
+        markers = tuple(CheckResult("baseline", "fail", f"known failure now passes {', '.join(passing)}; remove "
+                                                         f"{'it' if len(passing) == 1 else 'them'} from its "
+                                                         f"baseline entry ({entry.reproduction})")
+                        for entry, passing in partly)
+        return replace(result, verdict="fail", checks=(*checks, *markers),
+                       reason="known failure partly fixed: narrow its baseline entry")
     reason = " ".join(f"known failure: {' '.join(e.reason.split())} Reproduction: {e.reproduction}" for e in shown)
     return replace(result, verdict="xfail", checks=checks, reason=reason)

@@ -14,6 +14,8 @@ from typing import TextIO
 
 from harness.errors import HarnessError
 from harness.reporting.baseline import BaselineError
+from harness.reporting.by_scenario import REPORT_FILE as BY_SCENARIO_FILE
+from harness.reporting.by_scenario import render_by_scenario
 from harness.reporting.coverage import build_coverage
 from harness.reporting.coverage_json import render_json
 from harness.reporting.diffing import diff
@@ -80,7 +82,7 @@ def append_step_summary(markdown_path: Path, env: Mapping[str, str] | None = Non
 
 
 def report_command(results: Sequence[Path], out_dir: Path, spec: Path | None = None, *,
-                   stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+                   stdout: TextIO | None = None, stderr: TextIO | None = None, by_scenario: bool = False) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     try:
@@ -90,6 +92,10 @@ def report_command(results: Sequence[Path], out_dir: Path, spec: Path | None = N
         print(f"error: {error}", file=err)
         return 2
     written = write_reports(documents, out_dir, rows)
+    if by_scenario:
+        path = out_dir / BY_SCENARIO_FILE
+        path.write_text(render_by_scenario(build_coverage(documents, rows)), encoding="utf-8")
+        written["by-scenario"] = path
     for path in written.values():
         print(f"wrote {path}", file=out)
     if any(d.filtered for d in documents):

@@ -17,7 +17,8 @@ from typing import Literal
 
 from harness.contract import DIALECTS, MODES
 from harness.reporting.documents import ResultsDocument, combine
-from harness.results import NEUTRAL_PROVIDER, ScenarioResult, Verdict, with_provider
+from harness.requirements import requirement
+from harness.results import NEUTRAL_PROVIDER, CheckResult, ScenarioResult, Verdict, with_provider
 from harness.scenario.spec_rows import SPEC_ROWS, SpecRow
 
 CellStatus = Literal["pass", "fail", "error", "xfail", "n/a", "not-covered"]
@@ -62,14 +63,48 @@ def run_label(implementation: str, version: str, mode: str, provider: str) -> st
 
 @dataclass(frozen=True)
 class Cell:
+    """One row in one column. `status` is the row's own verdict: the worst, over the runs of scenarios naming the
+    row, of the checks that judge the row's own requirement (`harness.requirements`). `general` is the worst
+    verdict of the general invariants those runs tripped, which are not the row's requirement: shown beside the
+    status, never as it, so a row whose own requirement holds does not read as failing."""
+
     row: SpecRow
     column: Column
     status: CellStatus
     runs: tuple[ScenarioResult, ...]  # every run of a scenario naming this row, in this column
+    general: Verdict | None = None  # fail or xfail when a run tripped a general invariant; None when none did
 
     @property
     def scenarios(self) -> tuple[str, ...]:
         return tuple(sorted({run.scenario for run in self.runs}))
+
+    def own_verdict(self, run: ScenarioResult) -> Verdict:
+        return own_verdict(run, self.row)
+
+    def general_checks(self, run: ScenarioResult) -> tuple[CheckResult, ...]:
+        return general_checks(run, self.row)
+
+
+_PROBLEMS: frozenset[Verdict] = frozenset({"fail", "error", "xfail"})
+
+
+def own_verdict(run: ScenarioResult, row: SpecRow) -> Verdict:
+    """The run's verdict on `row`'s own requirement: the worst of its checks that judge it (the scenario's own
+    expectations and run checks, and the general invariants that are also this row's requirement)."""
+    problems = [c for c in run.checks if c.verdict in _PROBLEMS]
+    if run.verdict not in _PROBLEMS or not problems:
+        return run.verdict  # n/a, pass, or a failure no check explains: nothing to split
+    owned: list[Verdict] = [c.verdict for c in problems if requirement(c.id).owned_by(row.name)]
+    return _worst(owned) if owned else "pass"
+
+
+def _worst(verdicts: Iterable[Verdict]) -> Verdict:
+    return min(verdicts, key=_SEVERITY.index)
+
+
+def general_checks(run: ScenarioResult, row: SpecRow) -> tuple[CheckResult, ...]:
+    """The general invariants the run tripped that are not `row`'s own requirement."""
+    return tuple(c for c in run.checks if c.verdict in _PROBLEMS and not requirement(c.id).owned_by(row.name))
 
 
 @dataclass(frozen=True)
@@ -246,8 +281,10 @@ def _cell(row: SpecRow, column: Column, runs: list[ScenarioResult]) -> Cell:
     ordered = tuple(sorted(runs, key=lambda r: r.scenario))
     if not ordered:
         return Cell(row, column, "not-covered", ())
-    worst = min(ordered, key=lambda r: _SEVERITY.index(r.verdict)).verdict
-    return Cell(row, column, worst, ordered)
+    worst = _worst(own_verdict(r, row) for r in ordered)
+    tripped: list[Verdict] = [c.verdict for r in ordered for c in general_checks(r, row)]
+    general = _worst(tripped) if tripped else None
+    return Cell(row, column, worst, ordered, general)
 
 
 def _scenarios(results: Iterable[ScenarioResult]) -> dict[str, ScenarioInfo]:
@@ -268,7 +305,7 @@ def _gaps(rows: tuple[SpecRow, ...], columns: tuple[Column, ...], cells: Mapping
         only: list[Column] = []
         for column in columns:
             cell = cells[(row.id, column.id)]
-            applicable = [run.verdict for run in cell.runs if run.verdict != "n/a"]
+            applicable = [cell.own_verdict(run) for run in cell.runs if run.verdict != "n/a"]
             if applicable and all(v == "xfail" for v in applicable):
                 only.append(column)
             if cell.status == "n/a":

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.reporting.coverage import CELL_STATUSES, Column, CoverageMatrix
-from harness.reporting.wording import FILTERED_BANNER, display_path, headline, problem_checks
+from harness.reporting.wording import FILTERED_BANNER, check_scope, display_path, headline, problem_checks
+from harness.requirements import requirement
 from harness.results import CheckResult, ScenarioResult
 from harness.scenario.spec_rows import SpecRow, awaiting
 
@@ -39,6 +40,7 @@ def coverage_document(matrix: CoverageMatrix) -> dict[str, Any]:
             {"name": section, "rows": [_row(matrix, row) for row in rows]} for section, rows in matrix.sections()
         ],
         "runs": [_run(run) for run in matrix.runs()],
+        "requirements": _requirements(matrix),
         "scenarios": [
             {"id": s.id, "title": s.title, "path": display_path(s.path), "line": s.line, "section": s.section,
              "spec_rows": list(s.spec_rows)}
@@ -74,8 +76,11 @@ def _row(matrix: CoverageMatrix, row: SpecRow) -> dict[str, Any]:
     cells: dict[str, Any] = {}
     for column in matrix.columns:
         cell = matrix.cell(row, column)
-        cells[column.id] = {"status": cell.status,
-                            "runs": [{"scenario": run.scenario, "verdict": run.verdict} for run in cell.runs]}
+        cells[column.id] = {"status": cell.status, "general": cell.general,
+                            "runs": [{"scenario": run.scenario, "verdict": run.verdict,
+                                      "own": cell.own_verdict(run),
+                                      "general_checks": sorted({c.id for c in cell.general_checks(run)})}
+                                     for run in cell.runs]}
     return {"id": row.id, "name": row.name, "scenarios": list(matrix.row_scenarios(row)), "cells": cells}
 
 
@@ -89,5 +94,11 @@ def _run(run: ScenarioResult) -> dict[str, Any]:
 
 
 def _check(check: CheckResult) -> dict[str, Any]:
-    return {"id": check.id, "verdict": check.verdict, "message": check.message, "turn": check.turn,
-            "details": list(check.details), "diff": list(check.diff)}
+    return {"id": check.id, "verdict": check.verdict, "scope": check_scope(check), "message": check.message,
+            "turn": check.turn, "details": list(check.details), "diff": list(check.diff)}
+
+
+def _requirements(matrix: CoverageMatrix) -> list[dict[str, Any]]:
+    checks = sorted({c.id for run in matrix.results for c in run.checks})
+    return [{"check": check, "scope": need.scope, "text": need.text, "source": need.source, "rows": list(need.rows)}
+            for check in checks for need in (requirement(check),)]

@@ -18,11 +18,15 @@ from harness.reporting.text import check_diff
 from harness.reporting.wording import (
     FILTERED_BANNER,
     GAP_TITLES,
+    GENERAL_LEGEND,
+    GENERAL_MARK,
+    check_scope,
     display_path,
     headline,
     one_line,
     problem_checks,
 )
+from harness.requirements import requirement
 from harness.results import NEUTRAL_PROVIDER, ScenarioResult
 from harness.scenario.spec_rows import uncovered_text
 
@@ -225,7 +229,7 @@ def render_html(matrix: CoverageMatrix, *, title: str = "Spec coverage") -> str:
         parts.append(f'<p class="chip">Results: {escape(matrix.sources)}</p>')
     parts.append('<ul class="legend">' + "".join(
         f'<li class="chip {_status_class(s)}">{_GLYPH[s]} {escape(LABELS[s])} ({counts[s]})</li>'
-        for s in CELL_STATUSES) + "</ul>")
+        for s in CELL_STATUSES) + f'<li class="chip">{escape(GENERAL_LEGEND)}</li></ul>')
     parts.append(_filters(matrix))
     parts.append(_grid(matrix))
     parts.append(_gaps(matrix))
@@ -302,10 +306,12 @@ def _cell(cell: Cell, with_provider: bool) -> str:
     key = escape(f"{cell.row.id}@{cell.column.id}")
     attrs = (f'class="cell {_status_class(status)}" data-status="{status}" data-key="{key}" '
              f"{_column_attrs(cell.column, with_provider)}")
-    tip = escape(f"{LABELS[status]} — {cell.row.name} — {cell.column.label}")
+    general = "" if cell.general is None else f" — {GENERAL_MARK} a general invariant tripped ({LABELS[cell.general]})"
+    tip = escape(f"{LABELS[status]} — {cell.row.name} — {cell.column.label}{general}")
     if not cell.runs:
         return f'<td {attrs}><span class="empty" title="{tip}">{_GLYPH[status]}</span></td>'
-    return (f'<td {attrs}><details><summary title="{tip}" aria-label="{tip}">{_GLYPH[status]}</summary>'
+    mark = "" if cell.general is None else f'<sup class="general">{GENERAL_MARK}</sup>'
+    return (f'<td {attrs}><details><summary title="{tip}" aria-label="{tip}">{_GLYPH[status]}{mark}</summary>'
             f"{_panel(cell)}</details></td>")
 
 
@@ -317,12 +323,25 @@ def _panel(cell: Cell) -> str:
         f"<p>{escape(cell.row.section)} · <b>{escape(cell.column.label)}</b> · "
         f'<span class="chip {_status_class(cell.status)}">{escape(LABELS[cell.status])}</span></p>',
     ]
-    parts += [_run(run) for run in cell.runs]
+    parts += [_run(run, cell) for run in cell.runs]
     parts.append("</div>")
     return "".join(parts)
 
 
-def _run(run: ScenarioResult) -> str:
+def _attribution(run: ScenarioResult, cell: Cell) -> str:
+    """The run's verdict on this row's own requirement, apart from the general invariants it tripped."""
+    own = cell.own_verdict(run)
+    tripped = cell.general_checks(run)
+    text = (f'<p class="attribution">Row\'s own requirement: <span class="chip {_status_class(own)}">'
+            f"{escape(LABELS[own])}</span>")
+    if tripped:
+        names = ", ".join(sorted({c.id for c in tripped}))
+        text += (f" · {GENERAL_MARK} general invariant tripped: <code>{escape(names)}</code> "
+                 "(not this row's requirement)")
+    return text + "</p>"
+
+
+def _run(run: ScenarioResult, cell: Cell | None = None) -> str:
     verdict_class = _status_class(run.verdict)
     where = f"{display_path(run.path)}:{run.line}" if run.path else ""
     parts = [
@@ -333,6 +352,8 @@ def _run(run: ScenarioResult) -> str:
     if where:
         parts.append(f"<br><small>{escape(where)}</small>")
     parts.append("</p>")
+    if cell is not None and run.verdict in ("fail", "error", "xfail"):
+        parts.append(_attribution(run, cell))
     if run.reason:
         parts.append(f"<p><b>Reason:</b> {escape(one_line(run.reason))}</p>")
     problems = problem_checks(run)
@@ -340,8 +361,10 @@ def _run(run: ScenarioResult) -> str:
         parts.append("<ul>")
         for check in problems:
             turn = f" (turn {check.turn})" if check.turn else ""
+            need = requirement(check.id)
             parts.append(f'<li class="check"><code>{escape(check.id)}</code>{turn} '
-                         f"[{escape(check.verdict)}]: {escape(check.message)}")
+                         f"[{escape(check.verdict)}, {escape(check_scope(check))}]: {escape(check.message)}"
+                         f'<br><small class="enforces">Enforces: {escape(need.text)} ({escape(need.source)})</small>')
             if len(check.details) > 1:
                 parts.append("<ul>" + "".join(f"<li>{escape(d)}</li>" for d in check.details) + "</ul>")
             diff = check_diff(check)

@@ -12,16 +12,20 @@ from __future__ import annotations
 
 import re
 
-from harness.reporting.coverage import CELL_STATUSES, LABELS, Column, CoverageMatrix, run_label
+from harness.reporting.coverage import CELL_STATUSES, LABELS, Cell, Column, CoverageMatrix, run_label
 from harness.reporting.wording import (
     FILTERED_BANNER,
     GAP_TITLES,
+    GENERAL_LEGEND,
+    GENERAL_MARK,
     SYMBOLS,
+    check_scope,
     display_path,
     headline,
     one_line,
     problem_checks,
 )
+from harness.requirements import requirement
 from harness.results import NEUTRAL_PROVIDER, CheckResult
 from harness.scenario.spec_rows import uncovered_text
 
@@ -58,7 +62,8 @@ def render_markdown(matrix: CoverageMatrix, *, heading_level: int = 1, title: st
     lines += [headline(matrix), ""]
     counts = matrix.status_counts()
     legend = " · ".join(f"{SYMBOLS[s]} {LABELS[s]} ({counts[s]})" for s in CELL_STATUSES)
-    lines += [f"Cells, worst verdict of the scenarios covering the row: {legend}.", ""]
+    lines += [f"Cells, the row's own requirement, worst verdict of the scenarios covering the row: {legend}. "
+              f"{GENERAL_LEGEND}.", ""]
     if matrix.sources:
         lines += [f"Results: {markdown_text(matrix.sources)}", ""]
 
@@ -67,16 +72,37 @@ def render_markdown(matrix: CoverageMatrix, *, heading_level: int = 1, title: st
     for section, rows in matrix.sections():
         lines += [f"{h}# {section}", "", header, rule]
         for row in rows:
-            marks = " | ".join(SYMBOLS[matrix.cell(row, c).status] for c in matrix.columns)
+            marks = " | ".join(_mark(matrix.cell(row, c)) for c in matrix.columns)
             links = ", ".join(_link(s) for s in matrix.row_scenarios(row)) or "—"
             lines.append(f"| {_cell_text(row.name)} | {marks} | {links} |")
         lines.append("")
 
     lines += _gaps(matrix, h)
     lines += _failures(matrix, h)
+    lines += _requirements(matrix, h)
     lines += _not_applicable(matrix, h)
     lines += _scenarios(matrix, h)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _mark(cell: Cell) -> str:
+    return SYMBOLS[cell.status] + (GENERAL_MARK if cell.general is not None else "")
+
+
+def _requirements(matrix: CoverageMatrix, h: str) -> list[str]:
+    """What each check in these results enforces, so a failure reads against its spec sentence."""
+    seen = sorted({c.id for run in matrix.results for c in run.checks},
+                  key=lambda check: (requirement(check).scope != "row", check))
+    lines = [f"{h}# What each check enforces", "",
+             "_row: the requirement of the spec rows the scenario names, as the scenario states it; general: a "
+             "universal invariant, judged on every run, that is a row's own requirement only for the rows listed._",
+             "", "| Check | Scope | Enforces | Source | Own requirement of rows |", "|---|---|---|---|---|"]
+    for check in seen:
+        need = requirement(check)
+        rows = markdown_text("; ".join(need.rows)) if need.rows else ("all" if need.scope == "row" else "—")
+        lines.append(f"| {markdown_code(check)} | {need.scope} | {markdown_text(need.text)} | "
+                     f"{markdown_text(need.source)} | {rows} |")
+    return [*lines, ""]
 
 
 def _column_header(column: Column) -> str:
@@ -142,7 +168,8 @@ def _check_item(check: CheckResult) -> str:
     """`check_line`'s wording, the check's message escaped (it quotes scenario and implementation text)."""
     where = f" (turn {check.turn})" if check.turn else ""
     message = _short(check.message) if check.message.strip() else ""
-    return f"{markdown_text(check.id)}{where} [{check.verdict}]" + (f": {message}" if message else "")
+    return (f"{markdown_text(check.id)}{where} [{check.verdict}, {check_scope(check)}]"
+            + (f": {message}" if message else ""))
 
 
 def _not_applicable(matrix: CoverageMatrix, h: str) -> list[str]:

@@ -6,11 +6,24 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from harness.reporting.coverage import CellStatus, CoverageMatrix
+from harness.requirements import requirement
 from harness.results import CheckResult, ScenarioResult
 
 SYMBOLS: Mapping[CellStatus, str] = {
     "pass": "✅", "fail": "❌", "error": "💥", "xfail": "⚠️", "n/a": "–", "not-covered": "·",
 }
+
+# Beside a cell's own verdict: a scenario of the row tripped a general invariant, which is not the row's own
+# requirement (`harness.requirements`); the failures list names it.
+GENERAL_MARK = "⚑"
+GENERAL_LEGEND = (f"{GENERAL_MARK} beside a mark: a scenario of the row tripped a general invariant (or a known "
+                  "failure of one) that is not the row's own requirement; the mark itself is the row's own verdict")
+
+
+def check_scope(check: CheckResult) -> str:
+    """How reports tag a check: the row's own requirement, or a general invariant."""
+    return "row" if requirement(check.id).scope == "row" else "general"
+
 
 FILTERED_BANNER = (
     "Filtered run: only some scenarios, implementations or modes were selected. This report covers that "

@@ -97,6 +97,8 @@ class UserInputRequestSpec(Strict):
     call_id: Any = None
     payload: Any = None
     id: Any = None
+    # The call the request carries, as the loop finalised it (name, complete arguments); unchecked if absent.
+    function_call: FunctionCallSpec | None = None
 
 
 class UsageSpec(Strict):

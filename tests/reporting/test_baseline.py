@@ -22,9 +22,17 @@ def _run(*failing: str, version: str = "2.60.0") -> ScenarioResult:
 
 
 def test_a_run_failing_the_known_checks_is_xfail_with_the_reason_and_reproduction() -> None:
-    result = apply_baseline(_run("parallel-order"), [_known(["parallel-order", "stream-agreement"])])
+    known = [_known(["parallel-order", "stream-agreement"])]
+    result = apply_baseline(_run("parallel-order", "stream-agreement"), known)
     assert result.verdict == "xfail"
     assert result.reason == f"known failure: {REASON} Reproduction: repro/x.py"
+
+
+def test_a_run_failing_only_some_known_checks_reports_the_rest_stale() -> None:
+    result = apply_baseline(_run("parallel-order"), [_known(["parallel-order", "stream-agreement"])])
+    assert result.verdict == "fail"
+    assert result.checks[-1].id == "baseline"
+    assert "now passes stream-agreement" in result.checks[-1].message
 
 
 def test_a_passing_run_makes_a_steady_entry_stale_but_not_an_intermittent_one() -> None:

@@ -50,7 +50,8 @@ def test_report_validates_against_the_schema() -> None:
     assert [g["row"]["name"] for g in data["gaps"]["unexplained_na"]] == ["Informational-only call"]
     streaming = next(r for s in data["sections"] for r in s["rows"] if r["name"] == "Streaming call")
     assert streaming["cells"]["agent_framework/1.10.0/streaming"] == {
-        "status": "fail", "runs": [{"scenario": "normal.streaming-call", "verdict": "fail"}]}
+        "status": "fail", "general": None,
+        "runs": [{"scenario": "normal.streaming-call", "verdict": "fail", "own": "fail", "general_checks": []}]}
 
 
 def test_an_empty_unfiltered_report_validates_too() -> None:

@@ -51,8 +51,11 @@ def test_marks_cells_and_links_scenarios() -> None:
     assert "[normal.single-call](#scenario-normal-single-call)" in single
     assert '<a id="scenario-normal-single-call"></a>' in markdown
     initial = next(line for line in markdown.splitlines() if line.startswith("| Initial approval request |"))
-    assert initial.split(" | ")[1:5] == ["·", "·", "❌", "·"]
-    assert ("  - inputs-unmutated (turn 2) [fail]: the caller's input messages changed" in markdown)
+    # The run failed only inputs-unmutated, a general invariant that is not this row's requirement: the row's own
+    # requirement holds, and the mark says a general invariant tripped.
+    assert initial.split(" | ")[1:5] == ["·", "·", "✅⚑", "·"]
+    assert ("  - inputs-unmutated (turn 2) [fail, general]: the caller's input messages changed" in markdown)
+    assert "| `inputs-unmutated` | general | The function invocation layer normalizes a private copy" in markdown
 
 
 def test_every_gap_list_is_present_and_names_its_items() -> None:
@@ -117,7 +120,7 @@ def test_scenario_text_is_escaped_never_rendered_as_html_or_markup() -> None:
         "`scenarios/normal/hostile.yaml:1`",
     ]
     assert "  - reason: &lt;script&gt;alert('reason')&lt;/script&gt; a \\| b \\`\\`code\\`\\` \\_x\\_" in markdown
-    assert "  - expect.response (turn 1) [fail]: expected &lt;b&gt;x&lt;/b&gt;, got \\`y\\` \\| z" in markdown
+    assert "  - expect.response (turn 1) [fail, row]: expected &lt;b&gt;x&lt;/b&gt;, got \\`y\\` \\| z" in markdown
     assert "lacks &lt;iframe src=x&gt; \\| approval" in markdown
     assert "impl&lt;i&gt; 0.1.0<br>non-streaming" in markdown  # the column header's own <br> stays
 

@@ -90,7 +90,8 @@ def test_markdown_shows_the_provider_in_its_header_and_lists() -> None:
     assert ("| Spec row | agent_framework 1.23.0<br>non-streaming | agent_framework 1.23.0<br>streaming | "
             "agent_framework 1.23.0<br>non-streaming<br>openai-chat | "
             "agent_framework 1.23.0<br>streaming<br>openai-chat | Scenarios |") in text
-    assert "— agent_framework 1.23.0 non-streaming openai-chat\n  - no-orphans [fail]: c1 has no result" in text
+    assert ("— agent_framework 1.23.0 non-streaming openai-chat\n"
+            "  - no-orphans [fail, general]: c1 has no result") in text
     assert "neutral" not in text
 
 

@@ -206,7 +206,9 @@ def _call_contents(content: Any) -> list[Content]:
     call = call_from_framework(content)
     if not getattr(content, "user_input_request", False):
         return [call]
-    pause = UserInputRequest(str(getattr(content, "id", None) or call.call_id), FunctionCall(call.call_id, call.name))
+    # The pause carries the call as the framework finalised it (the spec's "finalized request metadata"): the
+    # framework keeps one content for both, so the caller's request is the very call, arguments and all.
+    pause = UserInputRequest(str(getattr(content, "id", None) or call.call_id), call)
     return [call, pause] if call.arguments not in ({}, "") else [pause]
 
 
@@ -250,7 +252,7 @@ def update_from_framework(update: Any, so_far: StreamedSoFar | None = None) -> U
     for content in update.contents:
         converted = from_framework(content)
         if so_far is not None:
-            converted = so_far.read(update.message_id, content, converted)
+            converted = [so_far.finalised(c) for c in so_far.read(update.message_id, content, converted)]
         contents.extend(converted)
     return Update(_role(update.role), tuple(contents), update.message_id,
                   str(finish) if finish else None, str(conversation_id) if conversation_id else None)
@@ -271,6 +273,7 @@ class StreamedSoFar:
 
     def __init__(self) -> None:
         self._texts: dict[tuple[str, str], str] = {}
+        self._whole: dict[str, Mapping[str, JSON]] = {}  # by call id: arguments a call arrived with in one piece
 
     def read(self, message_id: str | None, raw: Any, converted: list[Content]) -> list[Content]:
         replaces = getattr(raw, "merge_mode", None) == "replace"
@@ -294,6 +297,24 @@ class StreamedSoFar:
                 self._texts[key] = value
                 read.append(content)
         return read
+
+    def finalised(self, content: Content) -> Content:
+        """A declaration-only call's pause as the caller folds it: the framework streams the call's arguments,
+        then marks the call as a user-input request in a metadata-only delta of the same call (arguments not
+        repeated), which its own folding joins to the streamed arguments; the pause carries that joined call."""
+        if isinstance(content, FunctionCall) and isinstance(content.arguments, Mapping) and content.arguments:
+            self._whole[content.call_id] = content.arguments  # a provider that streams a call in one piece
+        if not isinstance(content, UserInputRequest) or content.function_call is None:
+            return content
+        call = content.function_call
+        if call.arguments not in ({}, ""):
+            return content
+        streamed = [text for (kind, key), text in self._texts.items()
+                    if (kind, key) == ("call", call.call_id) or (kind == "item" and key.split(" ")[0] == call.call_id)]
+        arguments = parse_arguments(streamed[-1]) if streamed and streamed[-1] else self._whole.get(call.call_id)
+        if not arguments:
+            return content
+        return replace(content, function_call=replace(call, arguments=arguments))
 
     @staticmethod
     def _keyed(message_id: str | None, content: Content, raw: Any) -> tuple[tuple[str, str] | None, str]:

@@ -31,6 +31,26 @@ class _CallScope:
 
 # Set by the middleware around each invocation; read by the tool body running inside it.
 _SCOPE: contextvars.ContextVar[_CallScope | None] = contextvars.ContextVar("loop_conformance_call", default=None)
+# The call id the framework itself names when it invokes a tool, with or without middleware: the execution is
+# recorded under it, so `exactly-once` can hold every execution to exactly one result of that call in the response.
+_INVOKED_CALL: contextvars.ContextVar[str | None] = contextvars.ContextVar("loop_conformance_invoked", default=None)
+
+
+class _CallRecordingTool(FunctionTool):
+    """A `FunctionTool` that notes the call id the loop invokes it for; it changes nothing else.
+
+    The loop passes each execution's call id to `invoke` (as `tool_call_id`, for its telemetry) on both of its
+    paths, through middleware or straight to the tool, so the id comes from the loop's own dispatch and not from
+    anything the harness guesses. A release that passes none leaves the execution without one, as before.
+    """
+
+    async def invoke(self, **kwargs: Any) -> Any:  # pyright: ignore[reportIncompatibleMethodOverride]
+        call_id = kwargs.get("tool_call_id")
+        token = _INVOKED_CALL.set(str(call_id) if call_id is not None else None)
+        try:
+            return await super().invoke(**kwargs)
+        finally:
+            _INVOKED_CALL.reset(token)
 
 
 class TerminateOnRequest(FunctionMiddleware):
@@ -64,10 +84,10 @@ def _function_tool(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> Functio
         # own argument model. It takes no invocation context, so it cannot add tools.
         run = _runner(tool, catalogue)
         user_function = python_function(spec.name, spec.signature, lambda arguments: run(arguments, None))
-        return FunctionTool(name=spec.name, description=spec.description or spec.name, approval_mode=approval_mode,
-                            func=user_function)
+        return _CallRecordingTool(name=spec.name, description=spec.description or spec.name,
+                                  approval_mode=approval_mode, func=user_function)
     body = None if spec.declaration_only else _body(tool, catalogue)
-    return FunctionTool(
+    return _CallRecordingTool(
         name=spec.name,
         description=spec.description or spec.name,
         approval_mode=approval_mode,
@@ -87,7 +107,7 @@ def _runner(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> Callable[[dict
 
     async def run(arguments: dict[str, JSON], context: Any) -> JSON | list[Content]:
         scope = _SCOPE.get()
-        outcome = await tool.run(arguments, scope.call_id if scope else None)
+        outcome = await tool.run(arguments, _INVOKED_CALL.get() or (scope.call_id if scope else None))
         if outcome.input_requests:
             # The framework pauses only for contents that are user-input requests; a consent request is the
             # generic one it offers, and its link carries the scripted payload.

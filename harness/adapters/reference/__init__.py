@@ -94,7 +94,10 @@ class ReferenceConversation:
         if self.setup.use_session and not (self.setup.service_stores_history and self.session.conversation_id):
             new = [Message("user", (Text(caller_input),))] if isinstance(caller_input, str) else [
                 m.frozen() for m in caller_input]
-            loop_input = [LoopMessage(m.role, list(m.contents)) for m in [*self.session.history, *new]]
+            # The caller's own message objects go to the loop as they are, after copies of the stored history, as
+            # without a session: a loop that wrote into them must be seen by `inputs-unmutated` here too.
+            fresh = [LoopMessage("user", [Text(caller_input)])] if isinstance(caller_input, str) else caller_input
+            loop_input = [*(LoopMessage(m.role, list(m.contents)) for m in self.session.history), *fresh]
         context = self._context()
         if context:
             # The providers' context leads what the model sees on every call of this run; it is not conversation,
