@@ -112,6 +112,8 @@ def stream_tokens(updates: Sequence[Update]) -> list[str]:
     tokens: list[str] = []
     for update in updates:
         for content in update.contents:
+            if isinstance(content, FunctionCall) and not content.call_id and not content.name:
+                continue  # a later fragment of the call before it (providers repeat neither id nor name)
             token = content_token(content)
             if token is not None and (not tokens or tokens[-1] != token):
                 tokens.append(token)
