@@ -12,7 +12,7 @@ Feature = Literal[
     "approval", "approved", "rejected", "session", "caller-history", "raise", "raise-key-error",
     "raise-timeout-error", "delay", "parallel", "calls-across-messages", "reused-id", "reasoning",
     "ignores-tool-choice", "max-iterations", "max-function-calls", "max-consecutive-errors", "blank-answer",
-    "multi-turn",
+    "multi-turn", "mixed-batch",
 ]
 FEATURES: tuple[str, ...] = get_args(Feature)
 
@@ -36,16 +36,17 @@ def features(scenario: Scenario) -> frozenset[str]:
         if getattr(scenario.config, setting) is not None:
             found.add(setting.replace("_", "-"))
     seen_ids: set[str] = set()
+    gated = {tool.name for tool in scenario.tools if tool.approval_required}
     for turn in spec.turns:
         for item in turn.input if not isinstance(turn.input, str) else []:
             for decision in (item.approvals or {}).values():
                 found.add("rejected" if decision == "reject" else "approved")
         for step in turn.model:
-            found.update(_step_features(step, seen_ids))
+            found.update(_step_features(step, seen_ids, gated))
     return frozenset(found)
 
 
-def _step_features(step: ModelStepSpec, seen_ids: set[str]) -> set[str]:
+def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> set[str]:
     found: set[str] = set()
     if step.ignores_tool_choice:
         found.add("ignores-tool-choice")
@@ -55,6 +56,8 @@ def _step_features(step: ModelStepSpec, seen_ids: set[str]) -> set[str]:
     calls = [c.function_call for c in contents if c.function_call is not None]
     if len(calls) > 1:
         found.add("parallel")
+    if len({str(call.name) in gated for call in calls}) == 2:
+        found.add("mixed-batch")  # a call needing approval beside one that needs none
     ids = {str(call.call_id) for call in calls}
     if ids & seen_ids:
         found.add("reused-id")

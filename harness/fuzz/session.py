@@ -120,14 +120,16 @@ def _search_once(adapter: LoopAdapter, judge: Judge, search: _Search, seen: set[
     test: Any = given(search.strategy)(check)
     # The database keys examples by test; one key per implementation and search keeps their examples apart.
     test._hypothesis_internal_add_digest = f"{adapter.name}:{search.name}".encode()  # noqa: SLF001
+    # `seed` turns the database off; settings applied after it turn it back on, so a fixed seed still saves and
+    # replays failures.
     configured = settings(
         max_examples=max_examples, deadline=None, derandomize=False, print_blob=False,
         database=DirectoryBasedExampleDatabase(database) if database is not None else None,
         suppress_health_check=list(HealthCheck), report_multiple_bugs=False, verbosity=Verbosity.quiet,
         phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
-    )(test)
+    )(seed(seed_value)(test))
     try:
-        seed(seed_value)(configured)()
+        configured()
     except _Found:
         return captured[-1]  # Hypothesis replays the shrunk example last
     return None
