@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 from typing import get_args
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.adapters.reference import adapter as reference_adapter
@@ -17,6 +17,7 @@ from harness.contract import Capability
 from harness.fuzz.conversations import conversations
 from harness.fuzz.features import features
 from harness.fuzz.oracle import Judge
+from harness.fuzz.session import SLOW_EXAMPLES
 from harness.fuzz.stream_splits import split_streams
 from harness.fuzz.yaml_form import load_generated, scenario_yaml
 from harness.scenario.loader import load_many, load_scenario
@@ -25,7 +26,7 @@ from harness.transcript import stream_tokens
 
 BUNDLED = Path(__file__).resolve().parent.parent / "scenarios"
 CAPABILITIES_ALL: frozenset[str] = frozenset(get_args(Capability))
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=SLOW_EXAMPLES, database=None)
 
 
 @FAST
@@ -48,7 +49,7 @@ def test_round_trip_through_a_file(tmp_path: Path) -> None:
     written()
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=30, deadline=None, suppress_health_check=SLOW_EXAMPLES, database=None)
 @given(conversations(reference_adapter().capabilities))
 def test_reference_loop_passes_every_oracle_on_generated_conversations(spec: ScenarioSpec) -> None:
     scenario = load_generated(spec, Path("generated.yaml"))
@@ -60,7 +61,7 @@ _SPLITTABLE = [s.spec for s in load_many([BUNDLED])[0]
                and not set(s.spec.requires) - set(reference_adapter().capabilities)]
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=30, deadline=None, suppress_health_check=SLOW_EXAMPLES, database=None)
 @given(st.sampled_from(_SPLITTABLE).flatmap(split_streams))
 def test_stream_splits_load_and_keep_the_reference_loop_passing(spec: ScenarioSpec) -> None:
     scenario = load_generated(spec, Path("split.yaml"))

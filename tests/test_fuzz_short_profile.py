@@ -61,14 +61,17 @@ def test_short_profile_finds_a_broken_loop_and_its_file_reproduces_it(control: s
     assert report.counterexamples, f"the short profile missed {adapter.name}"
     found = report.counterexamples[0]
     assert check in found.finding.checks
-    assert found.path is not None and found.path.exists()
+    assert found.path is not None
+    assert found.path.exists()
     scenario = load_scenario(found.path)
     import asyncio
 
     replayed = asyncio.run(run_scenario(scenario, adapter, found.finding.mode))
     assert check in {c.id for c in replayed.checks if c.verdict == "fail"}
     assert asyncio.run(run_scenario(scenario, reference_adapter(), found.finding.mode)).verdict == "pass"
-    assert found.spec.id.startswith("fuzz.") and found.spec.spec and found.spec.title
+    assert found.spec.id.startswith("fuzz.")
+    assert found.spec.spec
+    assert found.spec.title
 
 
 def test_exported_file_reproduces_through_the_command_line(tmp_path: Path) -> None:
@@ -87,7 +90,8 @@ def test_fuzz_command_writes_counterexamples_and_exits_1(tmp_path: Path, capsys:
                  "--out", str(tmp_path / "out"), "--database", str(tmp_path / "db"), "--no-stream-splits"])
     printed = capsys.readouterr().out
     assert code == 1
-    assert "FOUND [control-runs-each-call-twice" in printed and "exactly-once" in printed
+    assert "FOUND [control-runs-each-call-twice" in printed
+    assert "exactly-once" in printed
     assert list((tmp_path / "out").glob("*.yaml"))
     assert (tmp_path / "db").is_dir()  # the example database is kept, so the failure replays first next time
 

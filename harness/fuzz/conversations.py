@@ -229,11 +229,10 @@ def _step_contents(step: dict[str, Any]) -> list[dict[str, Any]]:
 def _final_step(draw: st.DrawFn, script: _Script, *, limited: bool) -> dict[str, Any]:
     """The model's answer: text (possibly blank), or, when a limit disabled tools, maybe calls anyway (a provider
     fault the loop must survive: it neither runs nor shows them)."""
-    if limited:
-        if draw(st.booleans()):
-            tool = draw(st.sampled_from(script.tools))
-            script.calls_made += 1
-            call = {"call_id": f"c{script.calls_made}", "name": tool.name, "arguments": {"x": draw(_SHORT_TEXT)}}
-            return {"ignores_tool_choice": True, "contents": [{"function_call": call}]}
+    if limited and draw(st.booleans()):
+        tool = draw(st.sampled_from(script.tools))
+        script.calls_made += 1
+        call = {"call_id": f"c{script.calls_made}", "name": tool.name, "arguments": {"x": draw(_SHORT_TEXT)}}
+        return {"ignores_tool_choice": True, "contents": [{"function_call": call}]}
     text = draw(st.just("") | _SHORT_TEXT)
     return {"contents": [{"text": text}]}

@@ -30,6 +30,8 @@ from harness.scenario.schema import ScenarioSpec
 
 DEFAULT_DATABASE = Path(".hypothesis") / "loop-conformance-fuzz"
 GENERATED_PATH = Path("<generated>.yaml")  # where a generated scenario says it comes from, in messages
+# Each example runs whole conversations through a loop: slow and large by Hypothesis's measure, by design.
+SLOW_EXAMPLES = (HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example)
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,7 @@ def _search_once(adapter: LoopAdapter, judge: Judge, search: _Search, seen: set[
     configured = settings(
         max_examples=max_examples, deadline=None, derandomize=False, print_blob=False,
         database=DirectoryBasedExampleDatabase(database) if database is not None else None,
-        suppress_health_check=list(HealthCheck), report_multiple_bugs=False, verbosity=Verbosity.quiet,
+        suppress_health_check=SLOW_EXAMPLES, report_multiple_bugs=False, verbosity=Verbosity.quiet,
         phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
     )(seed(seed_value)(test))
     try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import yaml
 
@@ -17,7 +17,7 @@ _LEADING = ("id", "title", "spec", "description", "requires", "session", "config
 
 def scenario_yaml(spec: ScenarioSpec, comment: str = "") -> str:
     """The scenario file for `spec`: only the fields it sets, so loading the text gives back an equal spec."""
-    data = cast(dict[str, Any], spec.model_dump(mode="json", by_alias=True, exclude_unset=True))
+    data: dict[str, Any] = spec.model_dump(mode="json", by_alias=True, exclude_unset=True)
     ordered = {key: data[key] for key in _LEADING if key in data} | data
     header = "".join(f"# {line}\n".replace("# \n", "#\n") for line in comment.splitlines())
     return header + yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=120)
