@@ -36,7 +36,7 @@ def add_fuzz_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
                              help="implementation to fuzz, a registered name or module:factory")
     fuzz_parser.add_argument("--profile", choices=sorted(PROFILES), default="short",
                              help="how long to search: short (the test suite's) or long (default: short)")
-    fuzz_parser.add_argument("--max-examples", type=int, metavar="N",
+    fuzz_parser.add_argument("--max-examples", type=_positive, metavar="N",
                              help="examples per search, overriding the profile's")
     fuzz_parser.add_argument("--seed", type=int, default=0, metavar="S", help="Hypothesis seed (default: 0)")
     fuzz_parser.add_argument("--out", type=Path, default=Path("fuzz-findings"), metavar="DIR",
@@ -45,6 +45,12 @@ def add_fuzz_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
                              help=f"Hypothesis example database, replayed first (default: {DEFAULT_DATABASE})")
     fuzz_parser.add_argument("--no-stream-splits", action="store_true",
                              help="fuzz generated conversations only, not stream splits of the bundled scenarios")
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
 
 
 def fuzz_command(args: argparse.Namespace) -> int:

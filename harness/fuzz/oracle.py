@@ -16,6 +16,7 @@ from typing import Any
 from harness.contract import LoopAdapter, Mode
 from harness.fuzz.allowances import Allowance, allowed
 from harness.fuzz.differences import execution_summary, normalised_items
+from harness.fuzz.yaml_form import scenario_yaml
 from harness.reporting.baseline import KnownFailure, apply_baseline
 from harness.results import ScenarioResult
 from harness.run.runner import RunObserver, run_scenario
@@ -55,7 +56,7 @@ class Judge:
     known: Sequence[KnownFailure] = ()
     allowances: Sequence[Allowance] = ()
     reference: LoopAdapter | None = None
-    _reference_runs: dict[tuple[int, Mode], Observed] = field(default_factory=lambda: {})
+    _reference_runs: dict[tuple[str, Mode], Observed] = field(default_factory=lambda: {})
 
     async def findings(self, scenario: Scenario, adapter: LoopAdapter, modes: Sequence[Mode] | None = None,
                        ) -> list[Finding]:
@@ -78,7 +79,7 @@ class Judge:
 
     async def _differ(self, scenario: Scenario, observed: Observed, mode: Mode) -> str | None:
         assert self.reference is not None
-        key = (id(scenario), mode)
+        key = (scenario_yaml(scenario.spec), mode)  # the last example's, by content: objects' ids are reused
         if key not in self._reference_runs:
             self._reference_runs = {key: await observe(scenario, self.reference, mode)}
         expected = self._reference_runs[key]

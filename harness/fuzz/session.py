@@ -43,7 +43,7 @@ class Profile:
 
 
 PROFILES: dict[str, Profile] = {
-    "short": Profile("short", 12, 2, "the test suite's: a fixed seed, a few seconds per implementation"),
+    "short": Profile("short", 8, 2, "the test suite's: a fixed seed, a few seconds per implementation"),
     "long": Profile("long", 300, 8, "on demand: a few minutes per implementation"),
 }
 
