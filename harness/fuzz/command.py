@@ -58,10 +58,8 @@ def fuzz_command(args: argparse.Namespace) -> int:
         adapter = load_adapter(args.impl)
     except ImportError as error:
         raise HarnessError(f"{args.impl} is not available: {error}") from None
-    from harness.adapters.reference import adapter as reference_adapter
-
     profile = PROFILES[args.profile]
-    judge = Judge(_known(), _allowances(), reference_adapter())
+    judge = Judge(_known(), _allowances(), load_adapter("reference"))  # the differential check's reference
     bundled = [] if args.no_stream_splits else load_many([BUNDLED_SCENARIOS])[0]
     report = fuzz(adapter, judge, max_examples=args.max_examples or profile.max_examples, seed_value=args.seed,
                   out=args.out, database=args.database, max_findings=profile.max_findings, bundled=bundled,
