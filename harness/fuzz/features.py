@@ -12,7 +12,7 @@ Feature = Literal[
     "approval", "approved", "rejected", "session", "caller-history", "raise", "raise-key-error",
     "raise-timeout-error", "delay", "parallel", "calls-across-messages", "reused-id", "reasoning",
     "ignores-tool-choice", "max-iterations", "max-function-calls", "max-consecutive-errors", "blank-answer",
-    "multi-turn", "mixed-batch",
+    "multi-turn", "mixed-batch", "decided",
 ]
 FEATURES: tuple[str, ...] = get_args(Feature)
 
@@ -40,7 +40,7 @@ def features(scenario: Scenario) -> frozenset[str]:
     for turn in spec.turns:
         for item in turn.input if not isinstance(turn.input, str) else []:
             for decision in (item.approvals or {}).values():
-                found.add("rejected" if decision == "reject" else "approved")
+                found.update({"decided", "rejected" if decision == "reject" else "approved"})
         for step in turn.model:
             found.update(_step_features(step, seen_ids, gated))
     return frozenset(found)
