@@ -33,3 +33,5 @@ def _bundled(*parts: str) -> Path:
 
 BUNDLED_SCENARIOS = _bundled("scenarios")
 BUNDLED_BASELINE = _bundled("baselines", "known-failures.yaml")
+# Known defects as the fuzzer meets them on generated conversations (`harness.fuzz.allowances`).
+BUNDLED_FUZZ_ALLOWANCES = _bundled("baselines", "fuzz-allowances.yaml")

@@ -159,6 +159,7 @@ def _parser() -> argparse.ArgumentParser:
                              "(repeatable)")
     matrix.add_argument("--markdown", type=Path, required=True, metavar="FILE", help="write the Markdown table here")
     matrix.add_argument("--json", type=Path, required=True, metavar="FILE", help="write the JSON form here")
+    _add_fuzz(commands)
     commands.add_parser("schema", help="print the JSON Schema of scenario files",
                         description="Print the JSON Schema of scenario files, e.g. for an editor's YAML language "
                                     "server.")
@@ -203,7 +204,24 @@ def _dispatch(args: argparse.Namespace) -> int:
         return 0
     if args.command == "list":
         return _list()
+    if args.command == "fuzz":
+        if getattr(args, "missing_fuzz_extra", False):
+            print("error: fuzzing needs Hypothesis: pip install 'loop-conformance[fuzz]'", file=sys.stderr)
+            return 2
+        from harness.fuzz.command import fuzz_command  # needs Hypothesis: imported only when fuzzing
+
+        return fuzz_command(args)
     return _run(args)
+
+
+def _add_fuzz(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    try:
+        from harness.fuzz.command import add_fuzz_parser
+    except ImportError:  # the fuzz extra (Hypothesis) is not installed: the command says how to get it
+        fuzz = commands.add_parser("fuzz", help="property-based testing (needs: pip install 'loop-conformance[fuzz]')")
+        fuzz.set_defaults(missing_fuzz_extra=True)
+        return
+    add_fuzz_parser(commands)
 
 
 def _list() -> int:

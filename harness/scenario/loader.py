@@ -43,6 +43,16 @@ def load_scenario(path: Path, known_rows: Iterable[str] | None = None) -> Scenar
     return _load(path, _rows(known_rows))[0]
 
 
+def load_scenario_text(path: Path, text: str, known_rows: Iterable[str] | None = None) -> Scenario:
+    """Load a scenario from `text` as if read from `path` (generated scenarios): `ScenarioFileError` if it is bad."""
+    try:
+        return _validated(load_yaml(path, text), _rows(known_rows))
+    except SourceError as error:
+        where = error.position
+        problem = ScenarioProblem(path, where.line, where.column, error.code, error.message, error.hint)
+        raise ScenarioFileError(path, [problem], text) from None
+
+
 def load_many(paths: Iterable[Path], known_rows: Iterable[str] | None = None,
               ) -> tuple[list[Scenario], list[ScenarioFileError]]:
     """Every scenario file under `paths` (files or folders): the scenarios that load, and the errors of the rest.

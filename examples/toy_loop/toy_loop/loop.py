@@ -79,15 +79,19 @@ class ToyLoop:
             response = await self.model.complete(history, tool_choice=tool_choice, tools=names)
             source = _each(self._update(message) for message in response.messages)
         kept: list[Update] = []
+        shown: set[str | None] = set()  # messages with contents: a metadata-only update alone shows an empty one
         async for update in source:
             if tool_choice == "none":
                 contents = tuple(c for c in update.contents if not isinstance(c, FunctionCall))
-                if update.contents and not contents:
+                if (update.contents and not contents) or (not contents and update.message_id not in shown):
                     continue
                 update = Update(update.role, contents, update.message_id, update.finish_reason)
+            if update.contents:
+                shown.add(update.message_id)
             kept.append(update)
             yield update
-        history.extend(fold_updates(kept).messages)  # streamed argument chunks joined, as the model sent them
+        # Streamed argument chunks joined, as the model sent them; a message emptied by the limit is not history.
+        history.extend(m for m in fold_updates(kept).messages if m.contents)
 
     def _execute(self, call: FunctionCall) -> FunctionResult:
         tool = self.tools.get(call.name)

@@ -285,6 +285,7 @@ class ReferenceLoop:
                 state.service_owned = len(state.history)
             return
         updates: list[Update] = []
+        shown: set[str | None] = set()  # ids of the messages whose contents the caller has seen
         continuation.returned = None
         occurrences = _OccurrenceStamp(next(self._responses))
         async for update in self.model.stream(sent, tool_choice=tool_choice, tools=names,
@@ -297,10 +298,14 @@ class ReferenceLoop:
                 updates.append(kept)
                 state.model_message_id = kept.message_id
                 visible = self._answer_hosted_requests(kept.contents, state)
-                if visible or not kept.contents or kept.conversation_id is not None:
+                if visible:
+                    shown.add(kept.message_id)
+                # A content-less update (metadata only) belongs to a message the caller already sees; forwarded
+                # alone, after a limit dropped everything its message held, it would show an empty message.
+                if visible or (not kept.contents and kept.message_id in shown) or kept.conversation_id is not None:
                     yield Update(kept.role, visible, kept.message_id, kept.finish_reason, kept.conversation_id), None
         continuation.current = continuation.returned or continuation.current
-        for message in fold_updates(updates).messages:
+        for message in (m for m in fold_updates(updates).messages if m.contents):
             state.history.append(message)
             visible = tuple(c for c in message.contents if not _answered_here(c, state))
             if visible:

@@ -1,0 +1,238 @@
+"""Hypothesis strategies for whole conversations: tools, model scripts, caller turns and loop settings.
+
+Each example is a `ScenarioSpec`, the very structure the loader validates a scenario file into, so any example can be
+written out as YAML and loaded back (`harness.fuzz.yaml_form`). A generated scenario states no expectations: the
+oracles judge it (`harness.fuzz.oracle`). Its script must still be the one a correct loop consumes exactly, or the
+`script` check would fail every loop; the strategy therefore plays each turn forward under the spec's limits
+(`_TurnBudget`) and scripts a tool-disabled final answer exactly where a limit forces one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import strategies as st
+
+from harness.limits import DEFAULT_MAX_CONSECUTIVE_ERRORS, DEFAULT_MAX_ITERATIONS
+from harness.scenario.schema import ScenarioSpec
+
+# Argument and text characters: ASCII, multi-byte (two, three and four UTF-8 bytes) and JSON-special ones.
+_CHARACTERS = st.sampled_from(list("ab z") + ["é", "中", "😀", '"', "\\", "\n"])
+_SHORT_TEXT = st.text(_CHARACTERS, min_size=1, max_size=6)
+_EXCEPTIONS = ("RuntimeError", "ValueError", "KeyError", "TimeoutError")
+_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
+MAX_ROUNDS = 4  # tool-calling model responses a turn may script
+
+
+@dataclass(frozen=True)
+class FuzzTool:
+    name: str
+    raises: str | None  # the exception type it raises, or None: it returns
+    approval: bool
+    delay: int
+
+    def data(self, number: int) -> dict[str, Any]:
+        behaviour: dict[str, Any] = ({"raise": f"failure {number}", "exception": self.raises} if self.raises
+                                     else {"return": f"result {number}"})
+        if self.delay:
+            behaviour["delay"] = self.delay
+        data: dict[str, Any] = {"name": self.name, "parameters": _PARAMETERS, "behaviour": [behaviour]}
+        if self.approval:
+            data["approval"] = "required"
+        return data
+
+
+@dataclass
+class _TurnBudget:
+    """What a correct loop has spent in one turn, and whether its next model call must go without tools.
+
+    The counters restart with every caller turn, as the spec's limits are per invocation of the loop.
+    """
+
+    max_iterations: int | None
+    max_function_calls: int | None
+    max_consecutive_errors: int | None
+    iterations: int = 0
+    function_calls: int = 0
+    errors_in_row: int = 0
+
+    def exhausted(self) -> bool:
+        cap = DEFAULT_MAX_CONSECUTIVE_ERRORS if self.max_consecutive_errors is None else self.max_consecutive_errors
+        return (self.iterations >= (self.max_iterations or DEFAULT_MAX_ITERATIONS)
+                or (self.max_function_calls is not None and self.function_calls >= self.max_function_calls)
+                or (cap > 0 and self.errors_in_row >= cap))
+
+    def spend(self, calls: int, failed: bool) -> None:
+        self.iterations += 1
+        self.function_calls += calls
+        self.errors_in_row = self.errors_in_row + 1 if failed else 0
+
+
+@dataclass
+class _Script:
+    """A conversation being drawn: its tools, settings, turns, and the call ids already used."""
+
+    tools: list[FuzzTool]
+    config: dict[str, Any]
+    session: bool
+    reasoning: bool
+    turns: list[dict[str, Any]] = field(default_factory=lambda: [])
+    calls_made: int = 0
+
+    def budget(self) -> _TurnBudget:
+        return _TurnBudget(self.config.get("max_iterations"), self.config.get("max_function_calls"),
+                           self.config.get("max_consecutive_errors"))
+
+
+@st.composite
+def conversations(draw: st.DrawFn, capabilities: Collection[str] = ()) -> ScenarioSpec:
+    """A valid scenario within `capabilities` (approvals, sessions and reasoning only where the loop has them)."""
+    approvals = "approval" in capabilities and draw(st.booleans())
+    tools = draw(_tools(approvals))
+    config: dict[str, Any] = {} if approvals else draw(_limits())
+    session = "sessions" in capabilities and draw(st.booleans())
+    script = _Script(tools, config, session, "reasoning" in capabilities and draw(st.booleans()))
+    for number in range(draw(st.integers(1, 3))):
+        text = draw(_SHORT_TEXT)
+        history = [] if session or number == 0 else [{"history": "previous"}]
+        pending = _play_turn(draw, script, [*history, {"user": f"request {number + 1}: {text}"}])
+        while pending:
+            decisions = {call_id: draw(st.sampled_from(["approve", "reject"])) for call_id, tool in pending
+                         if tool.approval}
+            replay = [] if session else [{"history": "previous"}]
+            pending = _play_turn(draw, script, [*replay, {"approvals": decisions}], held=(pending, decisions))
+    requires = ["approval"] if approvals else []
+    if session:
+        requires.append("sessions")
+    if any("reasoning" in c for turn in script.turns for step in turn["model"] for c in _step_contents(step)):
+        requires.append("reasoning")
+    data: dict[str, Any] = {
+        "id": "fuzz.generated",
+        "title": "A generated conversation",
+        "spec": ["Multiple sequential rounds"],
+        "tools": [tool.data(n + 1) for n, tool in enumerate(tools)],
+        "turns": script.turns,
+    }
+    if requires:
+        data["requires"] = sorted(requires)
+    if session:
+        data["session"] = True
+    if config:
+        data["config"] = config
+    return ScenarioSpec.model_validate(data)
+
+
+def _tools(approvals: bool) -> st.SearchStrategy[list[FuzzTool]]:
+    one = st.builds(FuzzTool, name=st.just(""), raises=st.none() | st.sampled_from(_EXCEPTIONS),
+                    approval=st.booleans() if approvals else st.just(False), delay=st.integers(0, 3))
+
+    def named(tools: list[FuzzTool]) -> list[FuzzTool]:
+        # An approval-required tool only returns: an error cap reached across a pause would make the script
+        # depend on how a loop carries its error count into the resumed turn, which the spec leaves open.
+        return [FuzzTool(f"tool_{n + 1}", None if t.approval else t.raises, t.approval, t.delay)
+                for n, t in enumerate(tools)]
+
+    return st.lists(one, min_size=1, max_size=3).map(named)
+
+
+def _limits() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries({}, optional={
+        "max_iterations": st.integers(1, 3),
+        "max_function_calls": st.integers(1, 4),
+        "max_consecutive_errors": st.integers(1, 3),
+    })
+
+
+Batch = list[tuple[str, FuzzTool]]
+
+
+def _play_turn(draw: st.DrawFn, script: _Script, inputs: list[dict[str, Any]],
+               held: tuple[Batch, dict[str, str]] | None = None) -> Batch:
+    """Script one caller turn: tool-calling rounds until the model answers, a limit forces it, or a call needs
+    approval. Returns the batch that waits for the caller's decisions (empty when the turn ended otherwise)."""
+    budget = script.budget()
+    if held is not None:
+        # The held batch runs before the first model call of this turn: its safe calls, and the approved ones
+        # (which only return); rejected calls get a rejection, which spends nothing.
+        batch, decisions = held
+        ran = [tool for call_id, tool in batch if not tool.approval or decisions.get(call_id) == "approve"]
+        budget.function_calls += len(ran)
+        budget.errors_in_row = 1 if any(tool.raises for tool in ran) else 0
+    steps: list[dict[str, Any]] = []
+    pending: Batch = []
+    for _ in range(draw(st.integers(0, MAX_ROUNDS))):
+        if budget.exhausted():
+            break
+        step, calls = _calls_step(draw, script)
+        steps.append(step)
+        if any(tool.approval for _, tool in calls):
+            pending = calls
+            break
+        budget.spend(len(calls), any(tool.raises for _, tool in calls))
+    if not pending:
+        steps.append(_final_step(draw, script, limited=budget.exhausted()))
+    script.turns.append({"input": inputs, "model": steps})
+    return pending
+
+
+def _calls_step(draw: st.DrawFn, script: _Script) -> tuple[dict[str, Any], list[tuple[str, FuzzTool]]]:
+    """One response with one or more calls, maybe after reasoning, maybe across two assistant messages."""
+    chosen = draw(st.lists(st.sampled_from(script.tools), min_size=1, max_size=3))
+    calls: list[tuple[str, FuzzTool]] = []
+    contents: list[dict[str, Any]] = []
+    used: set[str] = set()
+    for tool in chosen:
+        call_id = _call_id(draw, script, tool, used)
+        used.add(call_id)
+        calls.append((call_id, tool))
+        contents.append({"function_call": {"call_id": call_id, "name": tool.name,
+                                           "arguments": {"x": draw(_SHORT_TEXT)}}})
+    if script.reasoning and draw(st.booleans()):
+        contents.insert(0, {"reasoning": {"text": draw(_SHORT_TEXT), "signature": f"sig-{script.calls_made}"}})
+    if len(calls) > 1 and draw(st.booleans()):
+        return {"messages": [{"role": "assistant", "contents": contents[:-1]},
+                             {"role": "assistant", "contents": contents[-1:]}]}, calls
+    return {"contents": contents}, calls
+
+
+def _call_id(draw: st.DrawFn, script: _Script, tool: FuzzTool, used: set[str]) -> str:
+    """A fresh call id, or (for a tool needing no approval) one an earlier round already used and completed."""
+    script.calls_made += 1
+    fresh = f"c{script.calls_made}"
+    if tool.approval:
+        return fresh  # decisions name their call by id: it must stay unambiguous
+    # Calls a provider returned despite tool_choice none never ran: reusing their ids is another story.
+    earlier = sorted({c["function_call"]["call_id"] for turn in script.turns for step in turn["model"]
+                      if not step.get("ignores_tool_choice")
+                      for c in _step_contents(step) if "function_call" in c} - used)
+    gated = {t.name for t in script.tools if t.approval}
+    earlier = [call_id for call_id in earlier if not _names_gated(script, call_id, gated)]
+    if earlier and draw(st.booleans()):
+        return draw(st.sampled_from(earlier))
+    return fresh
+
+
+def _names_gated(script: _Script, call_id: str, gated: set[str]) -> bool:
+    return any(c["function_call"]["call_id"] == call_id and c["function_call"]["name"] in gated
+               for turn in script.turns for step in turn["model"] for c in _step_contents(step)
+               if "function_call" in c)
+
+
+def _step_contents(step: dict[str, Any]) -> list[dict[str, Any]]:
+    if "messages" in step:
+        return [c for message in step["messages"] for c in message["contents"]]
+    return list(step.get("contents", []))
+
+
+def _final_step(draw: st.DrawFn, script: _Script, *, limited: bool) -> dict[str, Any]:
+    """The model's answer: text (possibly blank), or, when a limit disabled tools, maybe calls anyway (a provider
+    fault the loop must survive: it neither runs nor shows them)."""
+    if limited and draw(st.booleans()):
+        tool = draw(st.sampled_from(script.tools))
+        script.calls_made += 1
+        call = {"call_id": f"c{script.calls_made}", "name": tool.name, "arguments": {"x": draw(_SHORT_TEXT)}}
+        return {"ignores_tool_choice": True, "contents": [{"function_call": call}]}
+    text = draw(st.just("") | _SHORT_TEXT)
+    return {"contents": [{"text": text}]}

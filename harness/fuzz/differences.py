@@ -1,0 +1,101 @@
+"""The differential oracle's accepted differences: every way a correct loop may differ from the reference loop on a
+generated conversation, named and explained here, in one place.
+
+The oracle compares, turn by turn, what the caller sees and what the tools executed. Before comparing it rewrites
+both sides with every difference below; whatever still differs is reported as a disagreement. A difference belongs
+here only when the spec leaves the matter to the loop; anything the spec fixes (which calls run, with what
+arguments, which results and calls the caller sees, in which order) stays compared.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.script import ToolExecution
+
+Item = tuple[str, dict[str, Any]]  # (role, content form) of one caller-visible content
+
+
+@dataclass(frozen=True)
+class Difference:
+    name: str
+    why: str
+    rewrite: Callable[[list[Item], set[str]], list[Item]]  # items, texts the script put in the model's mouth
+
+
+def _loop_wording(items: list[Item], scripted: set[str]) -> list[Item]:
+    rewritten: list[Item] = []
+    for role, content in items:
+        result = content.get("function_result")
+        if result is not None and json.dumps(result.get("result")) not in scripted:
+            result = result | {"result": "<written by the loop>"}
+            rewritten.append((role, {"function_result": result}))
+        elif isinstance(content.get("text"), str) and content["text"] not in scripted:
+            rewritten.append((role, {"text": "<written by the loop>"}))
+        else:
+            rewritten.append((role, content))
+    return rewritten
+
+
+def _request_ids(items: list[Item], scripted: set[str]) -> list[Item]:
+    del scripted
+    return [(role, {kind: {k: v for k, v in body.items() if k != "id"}}) if kind in ("approval_request",
+                                                                                   "user_input_request")
+            else (role, {kind: body}) for role, content in items for kind, body in content.items()]
+
+
+def _usage(items: list[Item], scripted: set[str]) -> list[Item]:
+    del scripted
+    return [(role, content) for role, content in items if "usage" not in content]
+
+
+def _blank_text(items: list[Item], scripted: set[str]) -> list[Item]:
+    del scripted
+    return [(role, content) for role, content in items
+            if not (isinstance(content.get("text"), str) and not content["text"].strip())]
+
+
+DIFFERENCES: tuple[Difference, ...] = (
+    Difference("message-grouping",
+               "Results of one batch may come in one tool message or one each, and a response's contents in one "
+               "assistant message or several: the spec fixes the order of contents, not how messages group them. "
+               "(Applied by comparing contents in order, without message boundaries.)",
+               lambda items, scripted: items),
+    Difference("loop-wording",
+               "Text the loop writes itself (the result of a failed or rejected call, the fallback answer after a "
+               "limit) is the loop's own wording; only its presence, place, call id and error flag are compared.",
+               _loop_wording),
+    Difference("generated-ids",
+               "Approval and input requests carry ids the loop generates; they are compared by the call they name.",
+               _request_ids),
+    Difference("usage", "Token usage contents are the loop's bookkeeping, not conversation.", _usage),
+    Difference("blank-text",
+               "A blank answer (the model's empty or whitespace-only text) may be shown as it came or not at all: "
+               "the spec asks for fallback content beside it after a limit, which loop-wording already compares.",
+               _blank_text),
+    Difference("parallel-start-order",
+               "Calls of one batch run concurrently: the order in which their executions start is the loop's "
+               "scheduling (results keep the model's order, which parallel-order checks). Executions are compared "
+               "per turn as a multiset. (Applied in `execution_summary`.)",
+               lambda items, scripted: items),
+)
+
+
+def normalised_items(transcript: Sequence[dict[str, Any]], scripted: set[str]) -> list[list[Item]]:
+    """Per turn, the caller-visible contents in order, rewritten by every accepted difference."""
+    turns: list[list[Item]] = []
+    for turn in transcript:
+        items: list[Item] = [(message["role"], content) for message in turn["response"]
+                             for content in message["contents"]]
+        for difference in DIFFERENCES:
+            items = difference.rewrite(items, scripted)
+        turns.append(items)
+    return turns
+
+
+def execution_summary(executions: Sequence[ToolExecution]) -> list[tuple[int, str, str]]:
+    """The executions as a sorted list of (turn, tool, arguments) (see parallel-start-order)."""
+    return sorted((e.turn, e.tool, json.dumps(dict(e.arguments), sort_keys=True)) for e in executions)

@@ -1,0 +1,69 @@
+"""What a scenario exercises, in words the fuzz allowances use (`when:`): read from the scenario itself, so an
+allowance judges a generated conversation and its exported file alike."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from harness.scenario.model import Scenario
+from harness.scenario.schema import ContentSpec, ModelStepSpec
+
+Feature = Literal[
+    "approval", "approved", "rejected", "session", "caller-history", "raise", "raise-key-error",
+    "raise-timeout-error", "delay", "parallel", "calls-across-messages", "reused-id", "reasoning",
+    "ignores-tool-choice", "max-iterations", "max-function-calls", "max-consecutive-errors", "blank-answer",
+    "multi-turn", "mixed-batch", "decided",
+]
+FEATURES: tuple[str, ...] = get_args(Feature)
+
+
+def features(scenario: Scenario) -> frozenset[str]:
+    spec = scenario.spec
+    found: set[str] = set()
+    found.add("session" if spec.session else "caller-history")
+    if len(spec.turns) > 1:
+        found.add("multi-turn")
+    for tool in scenario.tools:
+        found.update({"approval"} if tool.approval_required else set[str]())
+        for behaviour in tool.behaviours:
+            if behaviour.kind == "raise":
+                found.add("raise")
+                found.update({"KeyError": {"raise-key-error"}, "TimeoutError": {"raise-timeout-error"}}.get(
+                    behaviour.exception or "", set[str]()))
+            if behaviour.delay:
+                found.add("delay")
+    for setting in ("max_iterations", "max_function_calls", "max_consecutive_errors"):
+        if getattr(scenario.config, setting) is not None:
+            found.add(setting.replace("_", "-"))
+    seen_ids: set[str] = set()
+    gated = {tool.name for tool in scenario.tools if tool.approval_required}
+    for turn in spec.turns:
+        for item in turn.input if not isinstance(turn.input, str) else []:
+            for decision in (item.approvals or {}).values():
+                found.update({"decided", "rejected" if decision == "reject" else "approved"})
+        for step in turn.model:
+            found.update(_step_features(step, seen_ids, gated))
+    return frozenset(found)
+
+
+def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> set[str]:
+    found: set[str] = set()
+    if step.ignores_tool_choice:
+        found.add("ignores-tool-choice")
+    if step.messages is not None and len(step.messages) > 1:
+        found.add("calls-across-messages")
+    contents: list[ContentSpec] = step.contents or [c for m in step.messages or [] for c in m.contents]
+    calls = [c.function_call for c in contents if c.function_call is not None]
+    if len(calls) > 1:
+        found.add("parallel")
+    if len({str(call.name) in gated for call in calls}) == 2:
+        found.add("mixed-batch")  # a call needing approval beside one that needs none
+    ids = {str(call.call_id) for call in calls}
+    if ids & seen_ids:
+        found.add("reused-id")
+    seen_ids.update(ids)
+    if any(c.reasoning is not None for c in contents):
+        found.add("reasoning")
+    if any(c.text == "" for c in contents):
+        found.add("blank-answer")
+    return found

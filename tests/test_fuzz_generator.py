@@ -1,0 +1,95 @@
+"""The fuzzer's generator and stream splits produce valid scenarios: a round trip through YAML and the loader gives
+back the same scenario, and the reference loop passes every oracle on them (a false alarm there would be the
+generator's bug or the reference's)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import get_args
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.adapters.reference import adapter as reference_adapter
+from harness.contents import FunctionCall, Text, Update
+from harness.contract import Capability
+from harness.fuzz.conversations import conversations
+from harness.fuzz.features import features
+from harness.fuzz.oracle import Judge
+from harness.fuzz.session import SLOW_EXAMPLES
+from harness.fuzz.stream_splits import split_streams
+from harness.fuzz.yaml_form import load_generated, scenario_yaml
+from harness.scenario.loader import load_many, load_scenario
+from harness.scenario.schema import ScenarioSpec
+from harness.transcript import stream_tokens
+
+BUNDLED = Path(__file__).resolve().parent.parent / "scenarios"
+CAPABILITIES_ALL: frozenset[str] = frozenset(get_args(Capability))
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=SLOW_EXAMPLES, database=None)
+
+
+@FAST
+@given(conversations(CAPABILITIES_ALL))
+def test_generated_conversation_round_trips_through_yaml(spec: ScenarioSpec) -> None:
+    text = scenario_yaml(spec)
+    loaded = load_generated(spec, Path("generated.yaml"))
+    assert loaded.spec == spec
+    assert scenario_yaml(loaded.spec) == text
+
+
+def test_round_trip_through_a_file(tmp_path: Path) -> None:
+    @settings(max_examples=5, deadline=None, database=None)
+    @given(conversations(CAPABILITIES_ALL))
+    def written(spec: ScenarioSpec) -> None:
+        path = tmp_path / "generated.yaml"
+        path.write_text(scenario_yaml(spec), encoding="utf-8")
+        assert load_scenario(path).spec == spec
+
+    written()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=SLOW_EXAMPLES, database=None)
+@given(conversations(reference_adapter().capabilities))
+def test_reference_loop_passes_every_oracle_on_generated_conversations(spec: ScenarioSpec) -> None:
+    scenario = load_generated(spec, Path("generated.yaml"))
+    assert asyncio.run(Judge().findings(scenario, reference_adapter())) == []
+
+
+_SPLITTABLE = [s.spec for s in load_many([BUNDLED])[0]
+               if s.spec.not_observable is None and "streaming" in s.modes()
+               and not set(s.spec.requires) - set(reference_adapter().capabilities)]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=SLOW_EXAMPLES, database=None)
+@given(st.sampled_from(_SPLITTABLE).flatmap(split_streams))
+def test_stream_splits_load_and_keep_the_reference_loop_passing(spec: ScenarioSpec) -> None:
+    scenario = load_generated(spec, Path("split.yaml"))
+    assert scenario.spec == spec
+    assert asyncio.run(Judge().findings(scenario, reference_adapter(), ("streaming",))) == []
+
+
+def test_stream_splits_do_split() -> None:
+    spec = next(s for s in _SPLITTABLE if s.id == "normal.single-call")
+
+    @settings(max_examples=20, deadline=None, database=None)
+    @given(split_streams(spec))
+    def split(variant: ScenarioSpec) -> None:
+        streams = [step.stream for turn in variant.turns for step in turn.model if step.stream is not None]
+        assert streams, "every step of normal.single-call can be split"
+
+    split()
+
+
+def test_stream_order_reads_an_id_less_fragment_as_the_call_before_it() -> None:
+    updates = [Update("assistant", (FunctionCall("c1", "f", '{"a"'),), "m"),
+               Update("assistant", (FunctionCall("", "", ': 1}'),), "m"),
+               Update("assistant", (Text("done"),), "m")]
+    assert stream_tokens(updates) == ["function_call c1", "text"]
+
+
+def test_features_name_what_a_scenario_exercises() -> None:
+    scenario = load_scenario(BUNDLED / "approval" / "calls-across-messages-session.yaml")
+    assert {"approval", "approved", "calls-across-messages", "session", "parallel", "multi-turn"} <= features(
+        scenario)
+    assert "caller-history" not in features(scenario)
