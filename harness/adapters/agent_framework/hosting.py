@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
+from contextlib import nullcontext
 from typing import Any, cast
 
-from agent_framework import Agent
+from agent_framework import Agent, SessionStore
 from harness.adapters.agent_framework.approval_layer import approval_middleware
 from harness.adapters.agent_framework.context import context_providers
 from harness.adapters.agent_framework.conversation import captured_logs, compaction_strategy, framework_client
@@ -34,6 +35,7 @@ from harness.contract import CallerView, ConversationSetup, RaisedError, TurnInp
 try:
     import httpx
     from agent_framework_foundry_hosting import ResponsesHostServer
+    from agent_framework_foundry_hosting._state_store import StoreProvider
     from azure.ai.agentserver.responses import InMemoryResponseProvider
 except ImportError as missing:  # the run is n/a, naming what is missing
     raise ImportError(f"agent-framework-foundry-hosting is not installed ({missing})") from missing
@@ -67,10 +69,23 @@ def _core_version() -> str:
     return FEATURES.version
 
 
+class _ConversationSessions(StoreProvider[SessionStore]):
+    """One in-memory agent-session store per conversation. The server's default keeps sessions in one file under the
+    user's home, shared by every process and every run: parallel runs overwrite each other's sessions there, and a
+    run would read what an earlier one left."""
+
+    def __init__(self) -> None:
+        self.store = SessionStore()
+
+    def get_store(self, *, config: Any, platform_context: Any) -> SessionStore:
+        return self.store
+
+
 def hosting_server(agent: Agent[Any]) -> ResponsesHostServer:
-    """The server as a developer starts it, with an in-memory response store; its telemetry setup is left out, as
-    it would export to the platform (a test must not reach the network)."""
-    return ResponsesHostServer(agent, response_store=InMemoryResponseProvider(), configure_observability=None)
+    """The server as a developer starts it, with in-memory response and session stores; its telemetry setup is left
+    out, as it would export to the platform (a test must not reach the network)."""
+    return ResponsesHostServer(agent, response_store=InMemoryResponseProvider(), configure_observability=None,
+                               agent_session_store_provider=_ConversationSessions())
 
 
 def request_input(messages: str | tuple[Message, ...]) -> str | list[dict[str, Any]]:
@@ -105,7 +120,9 @@ class HostedResponsesConversation:
 
     async def run_turn(self, turn: TurnInput) -> CallerView:
         updates: tuple[Update, ...] = ()
-        with captured_logs(_HOST_LOGGER) as logs:
+        # The server runs the agent inside this request, so the wire endpoint bound here answers its model calls.
+        serving = nullcontext() if self.setup.wire is None else self.setup.wire.serving()
+        with captured_logs(_HOST_LOGGER) as logs, serving:
             reply = await self._http.post("/responses", json=self._body(turn))
         earlier = tuple(self._returned)
         try:

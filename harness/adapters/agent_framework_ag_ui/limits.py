@@ -15,6 +15,7 @@ UNEXPRESSIBLE: dict[str, str] = {
     "correlation.historical-response.new-round": _HANDWRITTEN,
     "correlation.later-turn.resolved-approval-inert": _HANDWRITTEN,
     "correlation.reused-id.handwritten-history": _HANDWRITTEN,
+    "correlation.replayed-wrapper.duplicated-request": _HANDWRITTEN,
     "correlation.replayed-wrapper.resurfaced-request": _UNANSWERED,
     "mixed.held-calls.unrelated-turn": _UNANSWERED,
     "mixed.held-calls.abandoned-batches": _UNANSWERED,
