@@ -13,6 +13,9 @@ from harness.records import RunRecord, TurnRecord
 from harness.transcript import content_form, messages_form
 
 _GENERATED_ID_KEYS = frozenset({"id", "message_id"})
+# A call id the loop made up (a control call an endpoint adds for its UI): random on every run. Scenario call ids are
+# written by hand and never take this form, so they stay as they are.
+_GENERATED_CALL_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def transcript(record: RunRecord) -> dict[str, Any]:
@@ -62,6 +65,8 @@ def _rename_ids(document: dict[str, Any]) -> dict[str, Any]:
             return {str(k): visit(v, str(k)) for k, v in cast(dict[Any, Any], value).items()}
         if isinstance(value, list):
             return [visit(item) for item in cast(list[Any], value)]
+        if key == "call_id" and isinstance(value, str) and _GENERATED_CALL_ID.fullmatch(value):
+            return names.setdefault(f"{key}:{value}", f"<{key} {sum(k.startswith(key) for k in names) + 1}>")
         if key in _GENERATED_ID_KEYS and isinstance(value, str):
             return names.setdefault(f"{key}:{value}", f"<{key} {sum(k.startswith(key) for k in names) + 1}>")
         return value

@@ -14,6 +14,7 @@ not keep a second copy.
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Mapping
 from contextlib import nullcontext
 from typing import Any, cast
@@ -75,7 +76,10 @@ class _ConversationSessions(StoreProvider[SessionStore]):
     run would read what an earlier one left."""
 
     def __init__(self) -> None:
-        self.store = SessionStore()
+        with warnings.catch_warnings():
+            # The framework marks its session store experimental; the server's own default is built on it too.
+            warnings.simplefilter("ignore")
+            self.store = SessionStore()
 
     def get_store(self, *, config: Any, platform_context: Any) -> SessionStore:
         return self.store
