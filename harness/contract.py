@@ -325,6 +325,8 @@ class LoopAdapter(Protocol):
     capabilities: frozenset[Capability]
     # Optional: `dialects`, a frozenset of the `Dialect`s the adapter can reach its model through besides
     # ``"neutral"`` (read with `adapter_dialects`, so adapters written before it still load).
+    # Optional: `loop_modules`, a tuple of the dotted names of the modules that hold the loop's own logic (read with
+    # `adapter_loop_modules`); `loop-conformance mutate` and `coverage` measure and mutate only those.
 
     def open(self, setup: ConversationSetup) -> Conversation:
         """Start one scenario run; called once per scenario and mode, before its first turn."""
@@ -335,3 +337,11 @@ def adapter_dialects(adapter: LoopAdapter) -> tuple[Dialect, ...]:
     """The dialects an adapter runs over, neutral first, in `DIALECTS` order."""
     declared = cast(frozenset[str], getattr(adapter, "dialects", frozenset[str]()))
     return tuple(d for d in DIALECTS if d == "neutral" or d in declared)
+
+
+def adapter_loop_modules(adapter: LoopAdapter) -> tuple[str, ...]:
+    """The dotted names of the modules holding the adapter's loop logic; empty when it names none."""
+    declared = cast(object, getattr(adapter, "loop_modules", ()))
+    if not isinstance(declared, tuple | list):
+        return ()
+    return tuple(str(name) for name in cast(tuple[object, ...], declared))

@@ -1,0 +1,177 @@
+"""A mutation run: every mutant of the loop modules, each judged by the scenarios that execute its lines.
+
+A mutant is killed when one of its scenarios fails a check the unmutated loop passes (or errors where it did not);
+the scenarios and checks that did so are recorded. A mutant whose child does not finish in time is killed by
+timeout, one whose child dies is killed by crash, each labelled as such. A mutant no scenario reaches survives
+without running ("no coverage"); one that does not even import is incompetent and left out of the score, as are
+reviewed equivalents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal, cast
+
+from harness.contents import JSON
+from harness.contract import Mode
+from harness.power.engine import DEFAULT_OPERATORS, Mutant, list_mutants, mutant_diff, mutated_source
+from harness.power.equivalents import Equivalent
+from harness.power.forked import ForkJob, ForkOutcome, run_forked
+from harness.power.hook import install_mutant
+from harness.power.line_coverage import LoopCoverage
+from harness.power.probe import Probe, forget_fresh
+from harness.scenario.model import Scenario
+
+Status = Literal["killed", "timeout", "crashed", "survived", "no-coverage", "incompetent", "equivalent"]
+KILLED: frozenset[Status] = frozenset({"killed", "timeout", "crashed"})
+TURN_TIMEOUT = 5.0  # a mutant that awaits forever fails `completes` after this; one that spins hits the hard limit
+START_ALLOWANCE = 20.0  # importing the loop afresh in the child, before any scenario runs
+SLOWDOWN_ALLOWED = 10.0  # times the unmutated runs' time (under coverage, itself slower) before a mutant times out
+_NOT_LOADED = "the mutated copy was not the module the loop used"
+
+
+@dataclass(frozen=True)
+class Kill:
+    context: str  # scenario|mode
+    checks: tuple[str, ...]  # checks failing on the mutant that pass on the unmutated loop
+
+
+@dataclass(frozen=True)
+class MutantResult:
+    mutant: Mutant
+    status: Status
+    diff: str
+    contexts: tuple[str, ...]  # the scenario × mode runs selected (those executing its lines)
+    rows: tuple[str, ...]  # the spec rows whose scenarios execute its lines
+    kills: tuple[Kill, ...] = ()
+    detail: str = ""  # the timeout, the crash, the reviewer's reason
+    module_level: bool = False  # on code run at import: every scenario depends on it, no row more than another
+
+
+@dataclass
+class MutationRun:
+    implementation: str
+    version: str
+    operators: tuple[str, ...]
+    total_mutants: int  # before sampling
+    results: list[MutantResult] = field(default_factory=lambda: [])
+    stale_equivalents: list[Equivalent] = field(default_factory=lambda: [])
+    seconds: float = 0.0
+    parallel: int = 1
+    rows_by_context: dict[str, tuple[str, ...]] = field(default_factory=lambda: {})
+
+    @property
+    def sampled(self) -> bool:
+        return len(self.results) < self.total_mutants
+
+
+def _judge_in_child(probe: Probe, mutant: Mutant, mutated: str, scenarios: dict[str, Scenario],
+                    contexts: Sequence[str], baseline: dict[str, tuple[str, ...]]) -> JSON:
+    """In the child: import the loop from the mutated copy, run the selected scenarios, name what failed anew."""
+    from harness.run.registry import load_adapter
+    from harness.run.runner import run_scenario
+
+    forget_fresh(probe.fresh)
+    with tempfile.TemporaryDirectory(prefix="loop-mutant-") as folder:
+        finder = install_mutant(mutant.module, mutated, Path(folder))
+        try:
+            adapter = load_adapter(probe.implementation)
+        except Exception as error:  # noqa: BLE001 - a mutant that breaks the import is incompetent, not a verdict
+            return {"incompetent": f"{type(error).__name__}: {error}"}
+        import sys
+
+        loaded = getattr(sys.modules.get(mutant.module), "__file__", None)
+        if loaded != str(finder.copy):
+            return {"incompetent": _NOT_LOADED}
+        kills: list[JSON] = []
+        for context in contexts:
+            scenario_id, _, mode = context.partition("|")
+            result = asyncio.run(run_scenario(scenarios[scenario_id], adapter, cast(Mode, mode),
+                                              turn_timeout=TURN_TIMEOUT))
+            failing = {c.id for c in result.checks if c.verdict in ("fail", "error")}
+            new = sorted(failing - set(baseline[context]))
+            if new:
+                kills.append({"context": context, "checks": list[JSON](new)})
+        return {"kills": kills}
+
+
+def select_mutants(mutants: Sequence[Mutant], limit: int | None, seed: int) -> list[Mutant]:
+    """All mutants, or a seeded sample of `limit` of them in their original order."""
+    if limit is None or limit >= len(mutants):
+        return list(mutants)
+    chosen = set(random.Random(seed).sample(range(len(mutants)), limit))
+    return [m for i, m in enumerate(mutants) if i in chosen]
+
+
+def run_mutation(probe: Probe, coverage: LoopCoverage, scenarios: Sequence[Scenario], *,
+                 operators: Sequence[str] = DEFAULT_OPERATORS, limit: int | None = None, seed: int = 0,
+                 parallel: int = 1, equivalents: Sequence[Equivalent] = (),
+                 on_result: Callable[[MutantResult], None] | None = None) -> MutationRun:
+    """Generate, select and judge the mutants of `probe`'s loop modules."""
+    sources = {name: Path(path).read_text(encoding="utf-8") for name, path in probe.loop_modules}
+    mutants = [m for name, source in sources.items() for m in list_mutants(name, source, operators)]
+    run = MutationRun(probe.implementation, coverage.version, tuple(operators), len(mutants), parallel=parallel,
+                      rows_by_context={key: r.rows for key, r in coverage.runs.items()})
+    reviewed = {e.mutant: e for e in equivalents if e.implementation == probe.implementation}
+    by_id = {s.id: s for s in scenarios}
+    baseline = {key: r.failing for key, r in coverage.runs.items()}
+    jobs: list[ForkJob] = []
+    prepared: dict[str, MutantResult] = {}  # what is known of each mutant before it runs
+    for mutant in select_mutants(mutants, limit, seed):
+        source = sources[mutant.module]
+        mutated = mutated_source(mutant, source)
+        if mutated is None:
+            continue
+        contexts = coverage.contexts_for(mutant.module, mutant.lines)
+        rows = tuple(sorted({row for c in contexts for row in coverage.runs[c].rows}))
+        diff = mutant_diff(mutant, source, mutated)
+        module_level = coverage.at_import(mutant.module, mutant.lines)
+        equivalent = reviewed.get(mutant.id)
+        if equivalent is not None and equivalent.line != mutant.start_line:
+            run.stale_equivalents.append(equivalent)
+            equivalent = None
+        if equivalent is not None or not contexts:
+            status: Status = "equivalent" if equivalent is not None else "no-coverage"
+            result = MutantResult(mutant, status, diff, contexts, rows, module_level=module_level,
+                                  detail=equivalent.reason if equivalent is not None else "")
+            run.results.append(result)
+            if on_result is not None:
+                on_result(result)
+            continue
+        prepared[mutant.id] = MutantResult(mutant, "survived", diff, contexts, rows, module_level=module_level)
+        allowed = START_ALLOWANCE + SLOWDOWN_ALLOWED * sum(coverage.runs[c].seconds for c in contexts)
+        jobs.append(ForkJob(mutant.id, _job(probe, mutant, mutated, by_id, contexts, baseline), allowed))
+    for outcome in run_forked(jobs, parallel):
+        result = _result(outcome, prepared[outcome.key])
+        run.results.append(result)
+        if on_result is not None:
+            on_result(result)
+    order = {m.id: i for i, m in enumerate(mutants)}
+    run.results.sort(key=lambda r: order[r.mutant.id])
+    return run
+
+
+def _job(probe: Probe, mutant: Mutant, mutated: str, scenarios: dict[str, Scenario], contexts: tuple[str, ...],
+         baseline: dict[str, tuple[str, ...]]) -> Callable[[], JSON]:
+    return lambda: _judge_in_child(probe, mutant, mutated, scenarios, contexts, baseline)
+
+
+def _result(outcome: ForkOutcome, prepared: MutantResult) -> MutantResult:
+    if outcome.status == "timeout":
+        return replace(prepared, status="timeout", detail=f"killed by timeout: {outcome.detail}")
+    if outcome.status == "crashed":
+        last = (outcome.detail.strip().splitlines() or [""])[-1]
+        return replace(prepared, status="crashed", detail=f"killed by crash: {last}")
+    value = cast(dict[str, JSON], outcome.value)
+    if "incompetent" in value:
+        return replace(prepared, status="incompetent", detail=str(value["incompetent"]))
+    kills = tuple(Kill(str(k["context"]), tuple(cast(list[str], k["checks"])))
+                  for k in cast(list[dict[str, JSON]], value["kills"]))
+    return replace(prepared, status="killed" if kills else "survived", kills=kills)
+
+

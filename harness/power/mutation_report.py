@@ -1,0 +1,139 @@
+"""The mutation report: overall score, score per spec row, and every surviving mutant with its diff and rows."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.contents import JSON
+from harness.power.document import Code, Heading, Paragraph, Part, Table, to_html, to_markdown
+from harness.power.mutation import KILLED, MutantResult, MutationRun
+
+MODULE_LEVEL = "(module-level code: every row)"
+
+
+@dataclass(frozen=True)
+class Score:
+    killed: int
+    scored: int  # killed + survived + no-coverage: incompetent and equivalent mutants are not scored
+
+    @property
+    def percent(self) -> float | None:
+        return None if self.scored == 0 else 100.0 * self.killed / self.scored
+
+    def text(self) -> str:
+        percent = self.percent
+        return "n/a" if percent is None else f"{percent:.1f}% ({self.killed}/{self.scored})"
+
+
+def score(results: list[MutantResult]) -> Score:
+    scored = [r for r in results if r.status not in ("incompetent", "equivalent")]
+    return Score(sum(r.status in KILLED for r in scored), len(scored))
+
+
+def _row_results(run: MutationRun) -> dict[str, list[MutantResult]]:
+    """Row -> the mutants sitting in code its scenarios execute (a mutant may sit in several rows' code)."""
+    by_row: dict[str, list[MutantResult]] = defaultdict(list)
+    for result in run.results:
+        if result.module_level:
+            by_row[MODULE_LEVEL].append(result)
+            continue
+        for row in result.rows:
+            by_row[row].append(result)
+    return by_row
+
+
+def _parts(run: MutationRun, command: str) -> list[Part]:
+    statuses = Counter(r.status for r in run.results)
+    overall = score(run.results)
+    covered = score([r for r in run.results if r.status != "no-coverage"])
+    ran = [r for r in run.results if r.status in ("killed", "survived", "timeout", "crashed", "incompetent")]
+    mean = sum(len(r.contexts) for r in ran) / len(ran) if ran else 0.0
+    sample = (f" A seeded sample of {len(run.results)} of the {run.total_mutants} mutants: the figures describe the "
+              "sample only." if run.sampled else "")
+    parts: list[Part] = [
+        Paragraph(f"Implementation `{run.implementation}` {run.version}. Engine: cosmic-ray, operators: "
+                  f"{', '.join(o.removeprefix('core/') for o in run.operators)}. {run.total_mutants} mutants of the "
+                  f"loop modules.{sample} Each mutant ran only the scenario × mode runs (neutral provider) that "
+                  f"execute its lines: {mean:.1f} on average. {run.seconds:.0f}s on {run.parallel} process(es). "
+                  f"Regenerate with `{command}`."),
+        Heading("Score"),
+        Table(("measure", "value"), (
+            ("mutation score (killed / scored)", overall.text()),
+            ("score over mutants a scenario reaches", covered.text()),
+            *((status, str(statuses[status])) for status in
+              ("killed", "timeout", "crashed", "survived", "no-coverage", "incompetent", "equivalent")),
+        )),
+        Paragraph("killed: a scenario failed a check the unmutated loop passes; timeout: killed by timeout (the "
+                  "child did not finish in time); crashed: killed by crash (the child died); no-coverage: no "
+                  "scenario executes the line, so it survives unrun; incompetent (the mutant does not import) and "
+                  "reviewed equivalents are not scored."),
+        Heading("Score per spec row"),
+        Paragraph("A row's mutants are those on lines its scenarios execute; 'killed by its own scenarios' counts "
+                  "only kills by the row's own scenarios."),
+    ]
+    table: list[tuple[str, ...]] = []
+    for row, results in sorted(_row_results(run).items()):
+        own = sum(1 for r in results if any(row in run.rows_by_context.get(k.context, ()) for k in r.kills))
+        scored = score(results)
+        table.append((row, str(len(results)), scored.text(), str(own),
+                      str(sum(r.status == "survived" for r in results))))
+    parts.append(Table(("spec row", "mutants in its code", "score", "killed by its own scenarios", "survived"),
+                       tuple(table)))
+    parts.append(Heading("Surviving mutants"))
+    survivors = [r for r in run.results if r.status == "survived"]
+    if not survivors:
+        parts.append(Paragraph("None."))
+    for result in survivors:
+        where = f"{result.mutant.module} line {result.mutant.start_line}"
+        if result.mutant.function:
+            where += f" in {result.mutant.function}"
+        rows = "; ".join(result.rows[:8]) + (f"; and {len(result.rows) - 8} more" if len(result.rows) > 8 else "")
+        parts.append(Heading(f"{result.mutant.id} ({where})", 3))
+        parts.append(Paragraph(f"Ran {len(result.contexts)} scenario × mode runs. Rows: {rows or 'none'}."))
+        parts.append(Code(result.diff, "diff"))
+    unrun = [r for r in run.results if r.status == "no-coverage"]
+    parts.append(Heading("Mutants no scenario reaches"))
+    parts.append(Table(("mutant", "line", "function"), tuple(
+        (r.mutant.id, str(r.mutant.start_line), r.mutant.function or "") for r in unrun)))
+    parts.append(Heading("Reviewed equivalents"))
+    parts.append(Table(("mutant", "line", "reason"), tuple(
+        (r.mutant.id, str(r.mutant.start_line), r.detail) for r in run.results if r.status == "equivalent")))
+    if run.stale_equivalents:
+        parts.append(Paragraph("Stale entries (their line no longer matches, so the mutant was scored): " + ", ".join(
+            f"{e.mutant} (line {e.line})" for e in run.stale_equivalents)))
+    return parts
+
+
+def _json(run: MutationRun) -> dict[str, JSON]:
+    per_row: dict[str, JSON] = {
+        row: {"mutants": len(results), "killed": score(results).killed, "scored": score(results).scored}
+        for row, results in sorted(_row_results(run).items())}
+    return {
+        "implementation": run.implementation, "version": run.version, "operators": list[JSON](run.operators),
+        "total_mutants": run.total_mutants, "sampled": run.sampled, "seconds": round(run.seconds, 1),
+        "parallel": run.parallel,
+        "score": {"killed": score(run.results).killed, "scored": score(run.results).scored},
+        "rows": per_row,
+        "mutants": [{"id": r.mutant.id, "module": r.mutant.module, "operator": r.mutant.operator,
+                     "line": r.mutant.start_line, "function": r.mutant.function, "status": r.status,
+                     "detail": r.detail, "rows": list[JSON](r.rows), "scenario_runs": len(r.contexts),
+                     "kills": [{"run": k.context, "checks": list[JSON](k.checks)} for k in r.kills],
+                     "diff": r.diff} for r in run.results],
+        "stale_equivalents": [e.mutant for e in run.stale_equivalents],
+    }
+
+
+def write_mutation_report(run: MutationRun, out_dir: Path, command: str) -> list[Path]:
+    """mutation-<impl>.md, .html and .json under `out_dir`."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / f"mutation-{run.implementation}"
+    title = f"Mutation score: {run.implementation}"
+    parts = _parts(run, command)
+    paths = [stem.with_suffix(".md"), stem.with_suffix(".html"), stem.with_suffix(".json")]
+    paths[0].write_text(f"# {title}\n\n" + to_markdown(parts), encoding="utf-8")
+    paths[1].write_text(to_html(title, parts), encoding="utf-8")
+    paths[2].write_text(json.dumps(_json(run), indent=1) + "\n", encoding="utf-8")
+    return paths
