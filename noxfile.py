@@ -13,7 +13,8 @@ PYTHON = "3.11"
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """The harness's own tests plus every bundled scenario on every installed implementation."""
-    session.install("-e", ".[test,agent-framework,providers,pydantic-ai,openai-agents]", "-c", "constraints/latest.txt")
+    session.install("-e", ".[test,power,agent-framework,providers,pydantic-ai,openai-agents]", "-c",
+                    "constraints/latest.txt")
     session.run("python", "-m", "pytest", "-n", "auto", *session.posargs)
 
 

@@ -113,15 +113,37 @@ def module_for(path: str, modules: Sequence[str]) -> str | None:
     return None
 
 
+_SLACK = 15  # lines the installed code may have grown or shrunk around a hunk
+
+
+def _anchor(texts: list[str], installed: list[str]) -> int | None:
+    """Where (0-based, in the installed file) the hunk's text would start, from its most distinctive line found
+    exactly once in the installed file; None when no line of it is found exactly once."""
+    counts: dict[str, list[int]] = {}
+    for number, line in enumerate(installed):
+        counts.setdefault(line, []).append(number)
+    best: tuple[int, int] | None = None  # (length of the line, where the hunk would start)
+    for index, text in enumerate(texts):
+        found = counts.get(text, [])
+        if len(found) == 1 and len(text.strip()) > 8 and (best is None or len(text) > best[0]):
+            best = (len(text), found[0] - index)
+    return None if best is None else max(0, best[1])
+
+
 def _map_side(hunk: Hunk, new: bool, installed: list[str]) -> tuple[tuple[int, ...], float]:
     """Installed lines the side's changed lines (or, for none, the lines around the change) correspond to."""
     side = hunk.side(new)
     texts = [text.rstrip() for text, _ in side]
-    matcher = difflib.SequenceMatcher(None, installed, texts, autojunk=False)
     where: dict[int, int] = {}
-    for block in matcher.get_matching_blocks():
-        for offset in range(block.size):
-            where[block.b + offset] = block.a + offset + 1
+    start = _anchor(texts, installed)
+    if start is not None:
+        # Matched only within a window around the anchor: short, common lines (a closing bracket, a blank line)
+        # would otherwise match anywhere in the file.
+        low, high = max(0, start - _SLACK), min(len(installed), start + len(texts) + _SLACK)
+        matcher = difflib.SequenceMatcher(None, installed[low:high], texts, autojunk=False)
+        for block in matcher.get_matching_blocks():
+            for offset in range(block.size):
+                where[block.b + offset] = low + block.a + offset + 1
     matched = len(where) / len(texts) if texts else 0.0
     changed = [i for i, (_, touched) in enumerate(side) if touched]
     if not changed:
