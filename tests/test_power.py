@@ -11,7 +11,7 @@ import pytest
 
 from harness.power.commands import Selection, mutate_command
 from harness.power.diffmap import map_hunks, parse_diff
-from harness.power.engine import list_mutants, mutated_source
+from harness.power.engine import ParsedModule, list_mutants, reparsed_source
 from harness.power.forked import ForkJob, run_forked
 from harness.power.line_coverage import source_hash
 
@@ -19,18 +19,32 @@ ROOT = Path(__file__).resolve().parent.parent
 LOOP = ROOT / "harness/adapters/reference/loop.py"
 
 
-def test_every_mutant_changes_the_line_it_names() -> None:
+def test_every_mutant_changes_the_line_it_names_and_matches_cosmic_rays_own_mutation() -> None:
     source = LOOP.read_text(encoding="utf-8")
-    mutants = list_mutants("harness.adapters.reference.loop", source)
+    parsed = ParsedModule("harness.adapters.reference.loop", source)
+    mutants = parsed.mutants
     assert len(mutants) > 100
+    assert mutants == list_mutants("harness.adapters.reference.loop", source)
     original = source.splitlines()
-    for mutant in mutants[::17]:
-        mutated = mutated_source(mutant, source)
+    # Every operator's first and last mutant, and every 17th: the one-parse splice must give exactly the text
+    # cosmic-ray gives by parsing the module afresh.
+    firsts = {m.operator: m for m in reversed(mutants)}
+    lasts = {m.operator: m for m in mutants}
+    for mutant in {*mutants[::17], *firsts.values(), *lasts.values()}:
+        mutated = parsed.mutated(mutant)
         assert mutated is not None
         assert mutated != source
-        changed = {i + 1 for i, (a, b) in enumerate(zip(original, mutated.splitlines(), strict=False)) if a != b}
+        assert mutated == reparsed_source(mutant, source), mutant
+        # Lines of the original the mutation replaced (a skipped loop may fold a multi-line iterable into one line).
+        opcodes = difflib.SequenceMatcher(None, original, mutated.splitlines(), autojunk=False).get_opcodes()
+        changed = {i + 1 for tag, i1, i2, _, _ in opcodes if tag != "equal" for i in range(i1, i2)}
         assert changed, mutant
         assert changed <= set(mutant.lines), mutant
+    # Making mutants never edits the shared tree: the first mutant comes out the same after all the others.
+    first = parsed.mutated(mutants[0])
+    for mutant in mutants:
+        parsed.mutated(mutant)
+    assert parsed.mutated(mutants[0]) == first
 
 
 def _spin() -> None:

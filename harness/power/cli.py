@@ -49,6 +49,8 @@ def add_power_commands(commands: Any) -> None:
     mutate.add_argument("--max-mutants", type=int, metavar="N", help="run a seeded sample of N mutants")
     mutate.add_argument("--seed", type=int, default=0, help="the sample's seed (default: 0)")
     mutate.add_argument("-j", "--jobs", type=int, metavar="N", help="mutants run at once (default: the cores)")
+    mutate.add_argument("--all-kills", action="store_true", help="run every selected scenario on each mutant, "
+                        "not only those up to the first that kills it (slower; names every killing scenario)")
     mutate.add_argument("--equivalents", type=Path, default=DEFAULT_EQUIVALENTS, metavar="FILE",
                         help=f"reviewed equivalent mutants (default: {DEFAULT_EQUIVALENTS})")
     coverage = commands.add_parser(
@@ -82,4 +84,4 @@ def run_power_command(args: argparse.Namespace) -> int:
     if args.command == "coverage":
         return coverage_command(selection, args.reports)
     return mutate_command(selection, args.reports, limit=args.max_mutants, seed=args.seed, jobs=args.jobs,
-                          equivalents=args.equivalents)
+                          equivalents=args.equivalents, all_kills=args.all_kills)

@@ -23,6 +23,7 @@ from harness.power.mutation import MutantResult, run_mutation
 from harness.power.mutation_report import score, write_mutation_report
 from harness.power.probe import probe
 from harness.power.ranges import line_ranges
+from harness.power.specificity import BROAD_REACH, rank_rows
 from harness.run.registry import check_known
 from harness.run.suite import BUNDLED_SCENARIOS, load_all
 from harness.scenario.model import Scenario
@@ -74,7 +75,7 @@ def coverage_command(selection: Selection, out_dir: Path, *, stdout: TextIO | No
 
 def mutate_command(selection: Selection, out_dir: Path, *, limit: int | None = None, seed: int = 0,
                    jobs: int | None = None, equivalents: Path | None = None,
-                   operators: Sequence[str] = DEFAULT_OPERATORS, stdout: TextIO | None = None,
+                   operators: Sequence[str] = DEFAULT_OPERATORS, all_kills: bool = False, stdout: TextIO | None = None,
                    stderr: TextIO | None = None) -> int:
     """Run the mutants (all, or a seeded sample of `limit`) and write the mutation report; 0 unless it could not
     run. A low score is a finding, not a failure of the command."""
@@ -92,12 +93,13 @@ def mutate_command(selection: Selection, out_dir: Path, *, limit: int | None = N
             print(f"{result.status:<12} {result.mutant.id}", file=err)
 
         run = run_mutation(found, coverage, scenarios, operators=operators, limit=limit, seed=seed,
-                           parallel=parallel, equivalents=reviewed, on_result=progress)
+                           parallel=parallel, equivalents=reviewed, all_kills=all_kills, on_result=progress)
     except HarnessError as error:
         print(f"error: {error}", file=err)
         return 2
     run.seconds = time.monotonic() - started
-    extra = f" --max-mutants {limit} --seed {seed}" if limit is not None else ""
+    extra = (f" --max-mutants {limit} --seed {seed}" if limit is not None else "") + (
+        " --all-kills" if all_kills else "")
     for path in write_mutation_report(run, out_dir, selection.command("mutate", extra)):
         print(f"wrote {path}", file=out)
     print(f"mutation score of {run.implementation}: {score(run.results).text()} over {len(run.results)} mutants",
@@ -122,26 +124,30 @@ def load_coverage_report(path: Path, implementation: str) -> LoopCoverage:
 
 
 def affected_rows(coverage: LoopCoverage, mapped: Sequence[MappedHunk]) -> dict[str, JSON]:
-    """The spec rows whose scenarios execute the changed lines, with the scenarios and lines behind each."""
-    rows: dict[str, set[str]] = {}
+    """The spec rows whose scenarios execute the changed lines, ranked by how specifically they do (see
+    `harness.power.specificity`), with the scenarios and lines behind each."""
     hunks: list[JSON] = []
+    changed: list[tuple[str, Sequence[int]]] = []
     for hunk in mapped:
         contexts = coverage.contexts_for(hunk.module, hunk.lines)
         at_import = coverage.at_import(hunk.module, hunk.lines)
         by_line = coverage.module(hunk.module).contexts_by_line
         unreached = [line for line in hunk.lines if line not in by_line]
+        # A hunk touching module-level code changes what every run imports: no row more than another.
         if not at_import:
-            for context in contexts:
-                for row in coverage.runs[context].rows:
-                    rows.setdefault(row, set()).add(coverage.runs[context].scenario)
+            changed.append((hunk.module, hunk.lines))
         hunks.append({"path": hunk.hunk.path, "header": hunk.hunk.header, "module": hunk.module,
                       "installed_lines": list[JSON](hunk.lines), "side": hunk.side,
                       "matched": round(hunk.matched, 2), "unreached_lines": list[JSON](unreached),
                       "module_level": at_import,
+                      "runs": 0 if at_import else len(contexts), "total_runs": len(coverage.runs),
                       "scenarios": [] if at_import else list[JSON](sorted({coverage.runs[c].scenario
                                                                           for c in contexts}))})
-    named: dict[str, JSON] = {row: list[JSON](sorted(s)) for row, s in sorted(rows.items())}
-    return {"rows": named, "hunks": hunks}
+    rows: list[JSON] = [{"row": r.row, "broad": r.broad, "lift": round(r.lift, 2), "module": r.line.module,
+                         "line": r.line.line, "line_runs": len(r.line.contexts), "total_runs": r.line.total_runs,
+                         "row_runs": r.row_runs, "row_runs_executing": r.row_runs_executing,
+                         "scenarios": list[JSON](r.scenarios)} for r in rank_rows(coverage, changed)]
+    return {"rows": rows, "hunks": hunks}
 
 
 def affected_rows_command(implementation: str, diff: str, repo: Path | None, *, coverage_file: Path | None = None,
@@ -169,21 +175,36 @@ def affected_rows_command(implementation: str, diff: str, repo: Path | None, *, 
 
 
 def render_affected(answer: dict[str, JSON], total_hunks: int) -> str:
-    rows = cast(dict[str, list[str]], answer["rows"])
+    rows = cast(list[dict[str, JSON]], answer["rows"])
     hunks = cast(list[dict[str, JSON]], answer["hunks"])
     lines = [f"## Spec rows affected by {answer['diff']} ({answer['implementation']})", ""]
     lines.append(f"{len(hunks)} of {total_hunks} hunks touch the loop modules.")
     lines.append("")
-    if rows:
-        lines += ["| spec row | scenarios executing the changed lines |", "|---|---|"]
-        lines += [f"| {row} | {', '.join(s)} |" for row, s in rows.items()]
-    else:
+    specific = [r for r in rows if not r["broad"]]
+    broad = [r for r in rows if r["broad"]]
+    if specific:
+        lines += ["Rows ranked by specificity: for each row, the changed line its runs execute that the fewest runs "
+                  "execute overall; lift = the share of the row's runs executing it / the share of all runs doing "
+                  "so (1 = no more than any run).", "",
+                  "| rank | spec row | lift | changed line | runs executing it | row's runs executing it | "
+                  "its scenarios executing changed lines |", "|---|---|---|---|---|---|---|"]
+        for rank, row in enumerate(specific, start=1):
+            scenarios = cast(list[str], row["scenarios"])
+            shown = ", ".join(scenarios[:4]) + (f" and {len(scenarios) - 4} more" if len(scenarios) > 4 else "")
+            lines.append(f"| {rank} | {row['row']} | {row['lift']} | {row['module']}:{row['line']} | "
+                         f"{row['line_runs']}/{row['total_runs']} | {row['row_runs_executing']}/{row['row_runs']} | "
+                         f"{shown} |")
+    if broad:
+        lines += ["", f"Broad: {len(broad)} rows reach the change only through lines more than "
+                  f"{BROAD_REACH:.0%} of all runs execute (shared code; nothing row-specific): "
+                  + "; ".join(str(r["row"]) for r in broad) + "."]
+    if not rows:
         lines.append("No scenario executes the changed lines: no row would notice this change.")
-    lines += ["", "| hunk | module | installed lines | side | matched | unreached | scenarios |",
+    lines += ["", "| hunk | module | installed lines | side | matched | unreached | runs executing it |",
               "|---|---|---|---|---|---|---|"]
     for hunk in hunks:
-        scenarios = cast(list[str], hunk["scenarios"])
-        shown = "every scenario (module-level code)" if hunk["module_level"] else str(len(scenarios))
+        shown = ("every run (module-level code)" if hunk["module_level"]
+                 else f"{hunk['runs']}/{hunk['total_runs']}")
         installed = line_ranges(cast(list[int], hunk["installed_lines"]))
         unreached = line_ranges(cast(list[int], hunk["unreached_lines"]))
         lines.append(f"| `{hunk['header']}` | {hunk['module']} | {installed} | {hunk['side']} | {hunk['matched']} | "

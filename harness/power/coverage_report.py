@@ -10,6 +10,7 @@ from harness.contents import JSON
 from harness.power.document import Code, Heading, Paragraph, Part, Table, to_html, to_markdown
 from harness.power.line_coverage import IMPORT_CONTEXT, LoopCoverage
 from harness.power.ranges import line_ranges
+from harness.power.specificity import BROAD_REACH, SPECIFIC_LIFT, runs_by_row, specific_lines
 
 
 def lines_by_row(coverage: LoopCoverage) -> dict[str, dict[str, set[int]]]:
@@ -23,6 +24,11 @@ def lines_by_row(coverage: LoopCoverage) -> dict[str, dict[str, set[int]]]:
                 for row in coverage.runs[context].rows:
                     found[row][module.name].add(line)
     return found
+
+
+def _short(module: str) -> str:
+    """The module's last name part (the table's modules all belong to one implementation)."""
+    return module.rsplit(".", 1)[-1]
 
 
 def unreached(coverage: LoopCoverage) -> dict[str, list[int]]:
@@ -46,12 +52,22 @@ def _parts(coverage: LoopCoverage, command: str) -> list[Part]:
     parts += [Heading("Modules"), Table(("module", "statements", "run by a scenario", "run at all (import included)",
                                          "covered", "unreached"), tuple(rows))]
     parts.append(Heading("Lines per spec row"))
+    parts.append(Paragraph(
+        f"Most loop lines are shared plumbing that nearly every run executes, so a row's full line set says little. "
+        f"The table shows each row's *row-specific* lines: those its runs execute at least {SPECIFIC_LIFT:g} times "
+        f"as often as all runs do, leaving out lines more than {BROAD_REACH:.0%} of all runs execute. The JSON "
+        f"report holds every row's full line set (`rows`) next to the specific ones (`row_specific`)."))
     per_row = lines_by_row(coverage)
+    specific = specific_lines(coverage)
+    row_runs = runs_by_row(coverage)
     table: list[tuple[str, ...]] = []
     for row in sorted(per_row):
-        for module, lines in sorted(per_row[row].items()):
-            table.append((row, module, str(len(lines)), line_ranges(lines)))
-    parts.append(Table(("spec row", "module", "lines", "which"), tuple(table)))
+        own = specific.get(row, {})
+        which = "; ".join(f"{_short(module)}: {line_ranges(lines)}" for module, lines in sorted(own.items()))
+        table.append((row, str(len(row_runs.get(row, ()))), str(sum(len(v) for v in per_row[row].values())),
+                      str(sum(len(v) for v in own.values())), which or "none (only shared lines)"))
+    parts.append(Table(("spec row", "runs", "lines executed", "row-specific lines", "which (row-specific)"),
+                       tuple(table)))
     parts.append(Heading("Lines no scenario reaches"))
     for module in coverage.modules:
         parts.append(Heading(module.name, 3))
@@ -90,6 +106,8 @@ def write_coverage_report(coverage: LoopCoverage, out_dir: Path, command: str) -
         "implementation": coverage.implementation, "version": coverage.version,
         "rows": {row: {module: list[JSON](sorted(lines)) for module, lines in modules.items()}
                  for row, modules in sorted(per_row.items())},
+        "row_specific": {row: {module: list[JSON](lines) for module, lines in modules.items()}
+                         for row, modules in sorted(specific_lines(coverage).items())},
         "unreached": {module: list[JSON](lines) for module, lines in unreached(coverage).items()},
         "raw": raw_json(coverage),
     }

@@ -19,7 +19,7 @@ from typing import Literal, cast
 
 from harness.contents import JSON
 from harness.contract import Mode
-from harness.power.engine import DEFAULT_OPERATORS, Mutant, list_mutants, mutant_diff, mutated_source
+from harness.power.engine import DEFAULT_OPERATORS, Mutant, ParsedModule, mutant_diff
 from harness.power.equivalents import Equivalent
 from harness.power.forked import ForkJob, ForkOutcome, run_forked
 from harness.power.hook import install_mutant
@@ -46,11 +46,12 @@ class MutantResult:
     mutant: Mutant
     status: Status
     diff: str
-    contexts: tuple[str, ...]  # the scenario × mode runs selected (those executing its lines)
+    contexts: tuple[str, ...]  # the scenario × mode runs selected (those executing its lines), cheapest first
     rows: tuple[str, ...]  # the spec rows whose scenarios execute its lines
     kills: tuple[Kill, ...] = ()
     detail: str = ""  # the timeout, the crash, the reviewer's reason
     module_level: bool = False  # on code run at import: every scenario depends on it, no row more than another
+    ran: int = 0  # of `contexts`, the runs made before the verdict (a kill stops the rest unless all kills are wanted)
 
 
 @dataclass
@@ -64,18 +65,25 @@ class MutationRun:
     seconds: float = 0.0
     parallel: int = 1
     rows_by_context: dict[str, tuple[str, ...]] = field(default_factory=lambda: {})
+    all_kills: bool = False  # every selected run was made, not only those up to the first kill
 
     @property
     def sampled(self) -> bool:
         return len(self.results) < self.total_mutants
 
 
-def _judge_in_child(probe: Probe, mutant: Mutant, mutated: str, scenarios: dict[str, Scenario],
-                    contexts: Sequence[str], baseline: dict[str, tuple[str, ...]]) -> JSON:
-    """In the child: import the loop from the mutated copy, run the selected scenarios, name what failed anew."""
+def _judge_in_child(probe: Probe, mutant: Mutant, parsed: ParsedModule, scenarios: dict[str, Scenario],
+                    contexts: Sequence[str], baseline: dict[str, tuple[str, ...]], all_kills: bool) -> JSON:
+    """In the child: import the loop from the mutated copy, run the selected scenarios (stopping at the first that
+    kills it unless `all_kills`), name what failed anew."""
     from harness.run.registry import load_adapter
     from harness.run.runner import run_scenario
 
+    # Made again here from the tree the child inherited (milliseconds) rather than kept for every queued mutant in
+    # the parent, where 2,000 copies of a large module would hold gigabytes.
+    mutated = parsed.mutated(mutant)
+    if mutated is None:
+        return {"incompetent": "the mutation no longer applies"}
     forget_fresh(probe.fresh)
     with tempfile.TemporaryDirectory(prefix="loop-mutant-") as folder:
         finder = install_mutant(mutant.module, mutated, Path(folder))
@@ -89,7 +97,9 @@ def _judge_in_child(probe: Probe, mutant: Mutant, mutated: str, scenarios: dict[
         if loaded != str(finder.copy):
             return {"incompetent": _NOT_LOADED}
         kills: list[JSON] = []
+        ran = 0
         for context in contexts:
+            ran += 1
             scenario_id, _, mode = context.partition("|")
             result = asyncio.run(run_scenario(scenarios[scenario_id], adapter, cast(Mode, mode),
                                               turn_timeout=TURN_TIMEOUT))
@@ -97,7 +107,9 @@ def _judge_in_child(probe: Probe, mutant: Mutant, mutated: str, scenarios: dict[
             new = sorted(failing - set(baseline[context]))
             if new:
                 kills.append({"context": context, "checks": list[JSON](new)})
-        return {"kills": kills}
+                if not all_kills:
+                    break
+        return {"kills": kills, "ran": ran}
 
 
 def select_mutants(mutants: Sequence[Mutant], limit: int | None, seed: int) -> list[Mutant]:
@@ -110,24 +122,27 @@ def select_mutants(mutants: Sequence[Mutant], limit: int | None, seed: int) -> l
 
 def run_mutation(probe: Probe, coverage: LoopCoverage, scenarios: Sequence[Scenario], *,
                  operators: Sequence[str] = DEFAULT_OPERATORS, limit: int | None = None, seed: int = 0,
-                 parallel: int = 1, equivalents: Sequence[Equivalent] = (),
+                 parallel: int = 1, equivalents: Sequence[Equivalent] = (), all_kills: bool = False,
                  on_result: Callable[[MutantResult], None] | None = None) -> MutationRun:
     """Generate, select and judge the mutants of `probe`'s loop modules."""
-    sources = {name: Path(path).read_text(encoding="utf-8") for name, path in probe.loop_modules}
-    mutants = [m for name, source in sources.items() for m in list_mutants(name, source, operators)]
+    parsed = {name: ParsedModule(name, Path(path).read_text(encoding="utf-8"), operators)
+              for name, path in probe.loop_modules}
+    mutants = [m for module in parsed.values() for m in module.mutants]
     run = MutationRun(probe.implementation, coverage.version, tuple(operators), len(mutants), parallel=parallel,
-                      rows_by_context={key: r.rows for key, r in coverage.runs.items()})
+                      rows_by_context={key: r.rows for key, r in coverage.runs.items()}, all_kills=all_kills)
     reviewed = {e.mutant: e for e in equivalents if e.implementation == probe.implementation}
     by_id = {s.id: s for s in scenarios}
     baseline = {key: r.failing for key, r in coverage.runs.items()}
     jobs: list[ForkJob] = []
     prepared: dict[str, MutantResult] = {}  # what is known of each mutant before it runs
     for mutant in select_mutants(mutants, limit, seed):
-        source = sources[mutant.module]
-        mutated = mutated_source(mutant, source)
+        source = parsed[mutant.module].source
+        mutated = parsed[mutant.module].mutated(mutant)
         if mutated is None:
             continue
-        contexts = coverage.contexts_for(mutant.module, mutant.lines)
+        # Cheapest runs first: most mutants are killed by one of the first few, and the rest are then skipped.
+        contexts = tuple(sorted(coverage.contexts_for(mutant.module, mutant.lines),
+                                key=lambda key: coverage.runs[key].seconds))
         rows = tuple(sorted({row for c in contexts for row in coverage.runs[c].rows}))
         diff = mutant_diff(mutant, source, mutated)
         module_level = coverage.at_import(mutant.module, mutant.lines)
@@ -145,7 +160,8 @@ def run_mutation(probe: Probe, coverage: LoopCoverage, scenarios: Sequence[Scena
             continue
         prepared[mutant.id] = MutantResult(mutant, "survived", diff, contexts, rows, module_level=module_level)
         allowed = START_ALLOWANCE + SLOWDOWN_ALLOWED * sum(coverage.runs[c].seconds for c in contexts)
-        jobs.append(ForkJob(mutant.id, _job(probe, mutant, mutated, by_id, contexts, baseline), allowed))
+        jobs.append(ForkJob(mutant.id, _job(probe, mutant, parsed[mutant.module], by_id, contexts, baseline,
+                                            all_kills), allowed))
     for outcome in run_forked(jobs, parallel):
         result = _result(outcome, prepared[outcome.key])
         run.results.append(result)
@@ -156,9 +172,9 @@ def run_mutation(probe: Probe, coverage: LoopCoverage, scenarios: Sequence[Scena
     return run
 
 
-def _job(probe: Probe, mutant: Mutant, mutated: str, scenarios: dict[str, Scenario], contexts: tuple[str, ...],
-         baseline: dict[str, tuple[str, ...]]) -> Callable[[], JSON]:
-    return lambda: _judge_in_child(probe, mutant, mutated, scenarios, contexts, baseline)
+def _job(probe: Probe, mutant: Mutant, parsed: ParsedModule, scenarios: dict[str, Scenario],
+         contexts: tuple[str, ...], baseline: dict[str, tuple[str, ...]], all_kills: bool) -> Callable[[], JSON]:
+    return lambda: _judge_in_child(probe, mutant, parsed, scenarios, contexts, baseline, all_kills)
 
 
 def _result(outcome: ForkOutcome, prepared: MutantResult) -> MutantResult:
@@ -172,6 +188,6 @@ def _result(outcome: ForkOutcome, prepared: MutantResult) -> MutantResult:
         return replace(prepared, status="incompetent", detail=str(value["incompetent"]))
     kills = tuple(Kill(str(k["context"]), tuple(cast(list[str], k["checks"])))
                   for k in cast(list[dict[str, JSON]], value["kills"]))
-    return replace(prepared, status="killed" if kills else "survived", kills=kills)
+    return replace(prepared, status="killed" if kills else "survived", kills=kills, ran=int(cast(int, value["ran"])))
 
 

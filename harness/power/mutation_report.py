@@ -51,13 +51,18 @@ def _parts(run: MutationRun, command: str) -> list[Part]:
     covered = score([r for r in run.results if r.status != "no-coverage"])
     ran = [r for r in run.results if r.status in ("killed", "survived", "timeout", "crashed", "incompetent")]
     mean = sum(len(r.contexts) for r in ran) / len(ran) if ran else 0.0
+    made = [r for r in ran if r.status in ("killed", "survived")]
+    mean_made = sum(r.ran for r in made) / len(made) if made else 0.0
+    stopping = ("every selected run was made (--all-kills)" if run.all_kills else
+                "a mutant's runs stop at the first that kills it, cheapest first")
     sample = (f" A seeded sample of {len(run.results)} of the {run.total_mutants} mutants: the figures describe the "
               "sample only." if run.sampled else "")
     parts: list[Part] = [
         Paragraph(f"Implementation `{run.implementation}` {run.version}. Engine: cosmic-ray, operators: "
                   f"{', '.join(o.removeprefix('core/') for o in run.operators)}. {run.total_mutants} mutants of the "
                   f"loop modules.{sample} Each mutant ran only the scenario × mode runs (neutral provider) that "
-                  f"execute its lines: {mean:.1f} on average. {run.seconds:.0f}s on {run.parallel} process(es). "
+                  f"execute its lines: {mean:.1f} selected on average, {mean_made:.1f} made ({stopping}). "
+                  f"{run.seconds:.0f}s on {run.parallel} process(es). "
                   f"Regenerate with `{command}`."),
         Heading("Score"),
         Table(("measure", "value"), (
@@ -72,7 +77,9 @@ def _parts(run: MutationRun, command: str) -> list[Part]:
                   "reviewed equivalents are not scored."),
         Heading("Score per spec row"),
         Paragraph("A row's mutants are those on lines its scenarios execute; 'killed by its own scenarios' counts "
-                  "only kills by the row's own scenarios."),
+                  "only kills by the row's own scenarios" + ("." if run.all_kills else
+                  " among the recorded kills (only the first killing run is made, so this undercounts; "
+                  "--all-kills records every one).")),
     ]
     table: list[tuple[str, ...]] = []
     for row, results in sorted(_row_results(run).items()):
@@ -114,12 +121,13 @@ def _json(run: MutationRun) -> dict[str, JSON]:
     return {
         "implementation": run.implementation, "version": run.version, "operators": list[JSON](run.operators),
         "total_mutants": run.total_mutants, "sampled": run.sampled, "seconds": round(run.seconds, 1),
-        "parallel": run.parallel,
+        "parallel": run.parallel, "all_kills": run.all_kills,
         "score": {"killed": score(run.results).killed, "scored": score(run.results).scored},
         "rows": per_row,
         "mutants": [{"id": r.mutant.id, "module": r.mutant.module, "operator": r.mutant.operator,
                      "line": r.mutant.start_line, "function": r.mutant.function, "status": r.status,
                      "detail": r.detail, "rows": list[JSON](r.rows), "scenario_runs": len(r.contexts),
+                     "runs_made": r.ran,
                      "kills": [{"run": k.context, "checks": list[JSON](k.checks)} for k in r.kills],
                      "diff": r.diff} for r in run.results],
         "stale_equivalents": [e.mutant for e in run.stale_equivalents],
