@@ -28,8 +28,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         started = time.monotonic()
-        code = mutate_command(Selection(args.impl), Path(folder), limit=args.max_mutants, seed=args.seed, jobs=args.jobs,
-                              equivalents=None, stdout=io.StringIO(), stderr=io.StringIO())
+        code = mutate_command(Selection(args.impl), Path(folder), limit=args.max_mutants, seed=args.seed,
+                              jobs=args.jobs, equivalents=None, stdout=io.StringIO(), stderr=io.StringIO())
         seconds = time.monotonic() - started
         if code != 0:
             raise SystemExit(f"mutate failed with exit code {code}")
