@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.power.commands import Selection, mutate_command
+from harness.power.commands import Selection, affected_rows, mutate_command, render_affected
+from harness.power.coverage_report import write_coverage_report
 from harness.power.diffmap import map_hunks, parse_diff
 from harness.power.engine import ParsedModule, list_mutants, reparsed_source
 from harness.power.forked import ForkJob, run_forked
-from harness.power.line_coverage import source_hash
+from harness.power.line_coverage import ContextRun, LoopCoverage, ModuleLines, context_key, source_hash
+from harness.power.specificity import rank_rows, specific_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOP = ROOT / "harness/adapters/reference/loop.py"
@@ -91,9 +93,14 @@ def test_mutate_runs_a_sample_in_copies_and_reports_each_mutant(tmp_path: Path) 
     assert {m["status"] for m in report["mutants"]} <= {"killed", "timeout", "crashed", "survived", "no-coverage"}
     for mutant in report["mutants"]:
         assert mutant["diff"].startswith("--- a/harness/adapters/reference/")
+        assert mutant["runs_made"] <= mutant["scenario_runs"]
         if mutant["status"] == "killed":
-            assert mutant["kills"]
+            # Runs stop at the first kill: exactly one killing run is recorded, and it is the last run made.
+            assert len(mutant["kills"]) == 1
             assert all(k["checks"] for k in mutant["kills"])
+            assert mutant["runs_made"] >= 1
+        if mutant["status"] == "survived":
+            assert mutant["runs_made"] == mutant["scenario_runs"]
     assert report["score"]["scored"] == 3
     assert "## Score per spec row" in (tmp_path / "mutation-reference.md").read_text(encoding="utf-8")
     assert (tmp_path / "mutation-reference.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
@@ -123,3 +130,64 @@ def test_a_mutant_that_breaks_the_loop_is_killed_and_the_unmutated_loop_is_not(
     # must be caught; at least one negated condition on the executed path is.
     assert killed, [r.mutant.id for r in reached]
     assert all(k.checks for r in killed for k in r.kills)
+
+
+def _coverage(lines: dict[int, tuple[str, ...]]) -> LoopCoverage:
+    """Ten runs: scenario `a` names row A, `b` names B, the eight `other-N` name C; `lines` says which runs execute
+    each line of one module ("" is import time)."""
+    runs = {context_key(s, "non-streaming"): ContextRun(s, "non-streaming", (row,), "pass", (), 0.1)
+            for s, row in [("a", "A"), ("b", "B"), *((f"other-{n}", "C") for n in range(8))]}
+    module = ModuleLines("loop", "loop.py", "", tuple(lines), {line: tuple(c) for line, c in lines.items()})
+    return LoopCoverage("toy", "1", (module,), runs)
+
+
+def _all_runs() -> tuple[str, ...]:
+    return ("a|non-streaming", "b|non-streaming", *(f"other-{n}|non-streaming" for n in range(8)))
+
+
+def test_rows_are_ranked_by_how_specifically_their_runs_execute_the_changed_lines() -> None:
+    shared = _all_runs()  # plumbing every run executes
+    coverage = _coverage({1: ("",), 10: shared, 20: ("a|non-streaming",), 30: ("a|non-streaming", "b|non-streaming")})
+    # Only the shared line changed: every row reaches it, none specifically.
+    ranked = rank_rows(coverage, [("loop", (10,))])
+    assert {r.row for r in ranked} == {"A", "B", "C"}
+    assert all(r.broad for r in ranked)
+    # A's own line and a line A and B share: A first (lift 10 on line 20), then B (lift 5 on line 30), C not named.
+    ranked = rank_rows(coverage, [("loop", (10, 20, 30))])
+    assert [(r.row, r.broad) for r in ranked] == [("A", False), ("B", False), ("C", True)]
+    assert (ranked[0].line.line, round(ranked[0].lift, 6)) == (20, 10.0)
+    assert (ranked[1].line.line, round(ranked[1].lift, 6)) == (30, 5.0)
+    # A line run only at import names no row.
+    assert rank_rows(coverage, [("loop", (1,))]) == []
+
+
+def test_the_affected_rows_answer_lists_specific_rows_ranked_and_broad_ones_apart() -> None:
+    source = "".join(f"line_{n} = {n}\n" for n in range(1, 41))
+    coverage = _coverage({10: _all_runs(), 20: ("a|non-streaming",)})
+    patch = "".join(difflib.unified_diff(source.splitlines(keepends=True),
+                                         source.replace("line_20 = 20", "line_20 = 21").replace(
+                                             "line_10 = 10", "line_10 = 11").splitlines(keepends=True),
+                                         "a/loop.py", "b/loop.py"))
+    answer = affected_rows(coverage, map_hunks(parse_diff(patch), {"loop": source}))
+    answer["implementation"], answer["diff"] = "toy", "fix.patch"
+    rows = answer["rows"]
+    assert isinstance(rows, list)
+    assert [(r["row"], r["broad"]) for r in rows if isinstance(r, dict)] == [("A", False), ("B", True), ("C", True)]
+    text = render_affected(answer, 1)
+    ranked, _, broad = text.partition("Broad:")
+    assert "| 1 | A |" in ranked
+    assert "| B |" not in ranked
+    assert "| C |" not in ranked
+    assert "B; C." in broad
+
+
+def test_the_coverage_report_shows_each_rows_own_lines_not_the_shared_ones(tmp_path: Path) -> None:
+    coverage = _coverage({10: _all_runs(), 20: ("a|non-streaming",), 30: ("a|non-streaming", "b|non-streaming")})
+    assert specific_lines(coverage) == {"A": {"loop": [20, 30]}, "B": {"loop": [30]}}
+    paths = write_coverage_report(coverage, tmp_path, "loop-conformance coverage --impl toy")
+    document = json.loads(paths[2].read_text(encoding="utf-8"))
+    assert document["rows"]["C"] == {"loop": [10]}
+    assert document["row_specific"] == {"A": {"loop": [20, 30]}, "B": {"loop": [30]}}
+    markdown = paths[0].read_text(encoding="utf-8")
+    assert "| A | 1 | 3 | 2 | loop: 20, 30 |" in markdown
+    assert "| C | 8 | 1 | 0 | none (only shared lines) |" in markdown

@@ -23,7 +23,7 @@ from harness.power.mutation import MutantResult, run_mutation
 from harness.power.mutation_report import score, write_mutation_report
 from harness.power.probe import probe
 from harness.power.ranges import line_ranges
-from harness.power.specificity import BROAD_REACH, rank_rows
+from harness.power.specificity import BROAD_REACH, SPECIFIC_LIFT, line_reach, rank_rows
 from harness.run.registry import check_known
 from harness.run.suite import BUNDLED_SCENARIOS, load_all
 from harness.scenario.model import Scenario
@@ -129,20 +129,20 @@ def affected_rows(coverage: LoopCoverage, mapped: Sequence[MappedHunk]) -> dict[
     hunks: list[JSON] = []
     changed: list[tuple[str, Sequence[int]]] = []
     for hunk in mapped:
-        contexts = coverage.contexts_for(hunk.module, hunk.lines)
-        at_import = coverage.at_import(hunk.module, hunk.lines)
+        reaches = [line_reach(coverage, hunk.module, line) for line in hunk.lines]
+        contexts = {c for r in reaches for c in r.contexts}
         by_line = coverage.module(hunk.module).contexts_by_line
         unreached = [line for line in hunk.lines if line not in by_line]
-        # A hunk touching module-level code changes what every run imports: no row more than another.
-        if not at_import:
-            changed.append((hunk.module, hunk.lines))
+        # Lines run only at import (a `def`, a module constant) change what every run imports: no row more than
+        # another; the hunk's other lines still name rows.
+        at_import = [line for line, r in zip(hunk.lines, reaches, strict=True) if line in by_line and not r.contexts]
+        changed.append((hunk.module, hunk.lines))
         hunks.append({"path": hunk.hunk.path, "header": hunk.hunk.header, "module": hunk.module,
                       "installed_lines": list[JSON](hunk.lines), "side": hunk.side,
                       "matched": round(hunk.matched, 2), "unreached_lines": list[JSON](unreached),
-                      "module_level": at_import,
-                      "runs": 0 if at_import else len(contexts), "total_runs": len(coverage.runs),
-                      "scenarios": [] if at_import else list[JSON](sorted({coverage.runs[c].scenario
-                                                                          for c in contexts}))})
+                      "import_only_lines": list[JSON](at_import),
+                      "runs": len(contexts), "total_runs": len(coverage.runs),
+                      "scenarios": list[JSON](sorted({coverage.runs[c].scenario for c in contexts}))})
     rows: list[JSON] = [{"row": r.row, "broad": r.broad, "lift": round(r.lift, 2), "module": r.line.module,
                          "line": r.line.line, "line_runs": len(r.line.contexts), "total_runs": r.line.total_runs,
                          "row_runs": r.row_runs, "row_runs_executing": r.row_runs_executing,
@@ -183,9 +183,10 @@ def render_affected(answer: dict[str, JSON], total_hunks: int) -> str:
     specific = [r for r in rows if not r["broad"]]
     broad = [r for r in rows if r["broad"]]
     if specific:
-        lines += ["Rows ranked by specificity: for each row, the changed line its runs execute that the fewest runs "
-                  "execute overall; lift = the share of the row's runs executing it / the share of all runs doing "
-                  "so (1 = no more than any run).", "",
+        lines += ["Rows ranked by specificity. Lift = the share of the row's runs executing a changed line / the "
+                  "share of all runs doing so (1: no more than any run), on the changed line where it is highest; "
+                  f"rows with a lift of at least {SPECIFIC_LIFT:g} on a line at most {BROAD_REACH:.0%} of all runs "
+                  "execute are listed here.", "",
                   "| rank | spec row | lift | changed line | runs executing it | row's runs executing it | "
                   "its scenarios executing changed lines |", "|---|---|---|---|---|---|---|"]
         for rank, row in enumerate(specific, start=1):
@@ -195,18 +196,17 @@ def render_affected(answer: dict[str, JSON], total_hunks: int) -> str:
                          f"{row['line_runs']}/{row['total_runs']} | {row['row_runs_executing']}/{row['row_runs']} | "
                          f"{shown} |")
     if broad:
-        lines += ["", f"Broad: {len(broad)} rows reach the change only through lines more than "
-                  f"{BROAD_REACH:.0%} of all runs execute (shared code; nothing row-specific): "
-                  + "; ".join(str(r["row"]) for r in broad) + "."]
+        lines += ["", f"Broad: {len(broad)} rows reach the changed lines only as runs at large do (lift below "
+                  f"{SPECIFIC_LIFT:g}, or lines more than {BROAD_REACH:.0%} of all runs execute: shared code, "
+                  "nothing row-specific): " + "; ".join(str(r["row"]) for r in broad) + "."]
     if not rows:
         lines.append("No scenario executes the changed lines: no row would notice this change.")
-    lines += ["", "| hunk | module | installed lines | side | matched | unreached | runs executing it |",
-              "|---|---|---|---|---|---|---|"]
+    lines += ["", "| hunk | module | installed lines | side | matched | unreached | run at import only | "
+              "runs executing it |", "|---|---|---|---|---|---|---|---|"]
     for hunk in hunks:
-        shown = ("every run (module-level code)" if hunk["module_level"]
-                 else f"{hunk['runs']}/{hunk['total_runs']}")
         installed = line_ranges(cast(list[int], hunk["installed_lines"]))
         unreached = line_ranges(cast(list[int], hunk["unreached_lines"]))
+        at_import = line_ranges(cast(list[int], hunk["import_only_lines"]))
         lines.append(f"| `{hunk['header']}` | {hunk['module']} | {installed} | {hunk['side']} | {hunk['matched']} | "
-                     f"{unreached} | {shown} |")
+                     f"{unreached} | {at_import} | {hunk['runs']}/{hunk['total_runs']} |")
     return "\n".join(lines) + "\n"

@@ -57,7 +57,9 @@ class RowReach:
 
     @property
     def broad(self) -> bool:
-        return self.line.broad
+        """Named only through shared code: a broad line, or one the row's runs execute no more than twice as often
+        as runs at large."""
+        return self.line.broad or self.lift < SPECIFIC_LIFT
 
 
 def runs_by_row(coverage: LoopCoverage) -> dict[str, frozenset[str]]:
@@ -78,8 +80,9 @@ def line_reach(coverage: LoopCoverage, module: str, line: int) -> LineReach:
 def rank_rows(coverage: LoopCoverage, changed: Iterable[tuple[str, Sequence[int]]]) -> list[RowReach]:
     """Every row whose runs execute a changed line, most specific first, broad ones last.
 
-    `changed` holds (module, lines) pairs. A row is placed by the changed line its runs execute that the fewest runs
-    execute overall; rows are ordered by lift on that line, then by how few runs execute it."""
+    `changed` holds (module, lines) pairs; lines run only at import (module-level code) count for no row. A row is
+    placed by the changed line on which its lift is highest (ties: the line the fewest runs execute); rows are
+    ordered by that lift, then by how few runs execute the line."""
     reaches = [line_reach(coverage, module, line) for module, lines in changed for line in lines]
     reaches = [r for r in reaches if r.contexts]
     ranked: list[RowReach] = []
@@ -87,7 +90,8 @@ def rank_rows(coverage: LoopCoverage, changed: Iterable[tuple[str, Sequence[int]
         hits = [(r, keys & r.contexts) for r in reaches if keys & r.contexts]
         if not hits:
             continue
-        best, executing = min(hits, key=lambda hit: (len(hit[0].contexts), -len(hit[1]), hit[0].line))
+        best, executing = min(hits, key=lambda hit: (-len(hit[1]) / len(hit[0].contexts), len(hit[0].contexts),
+                                                     hit[0].line))
         scenarios = sorted({coverage.runs[key].scenario for _, found in hits for key in found})
         ranked.append(RowReach(row, best, len(keys), len(executing), tuple(scenarios)))
     ranked.sort(key=lambda r: (r.broad, -round(r.lift, 6), len(r.line.contexts), r.row))
