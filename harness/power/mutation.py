@@ -25,6 +25,7 @@ from harness.power.forked import ForkJob, ForkOutcome, run_forked
 from harness.power.hook import install_mutant
 from harness.power.line_coverage import LoopCoverage
 from harness.power.probe import Probe, forget_fresh
+from harness.power.specificity import rank_rows
 from harness.scenario.model import Scenario
 
 Status = Literal["killed", "timeout", "crashed", "survived", "no-coverage", "incompetent", "equivalent"]
@@ -51,6 +52,7 @@ class MutantResult:
     kills: tuple[Kill, ...] = ()
     detail: str = ""  # the timeout, the crash, the reviewer's reason
     module_level: bool = False  # on code run at import: every scenario depends on it, no row more than another
+    specific_rows: tuple[str, ...] = ()  # rows whose own code it sits in (see harness.power.specificity)
     ran: int = 0  # of `contexts`, the runs made before the verdict (a kill stops the rest unless all kills are wanted)
 
 
@@ -146,6 +148,8 @@ def run_mutation(probe: Probe, coverage: LoopCoverage, scenarios: Sequence[Scena
         rows = tuple(sorted({row for c in contexts for row in coverage.runs[c].rows}))
         diff = mutant_diff(mutant, source, mutated)
         module_level = coverage.at_import(mutant.module, mutant.lines)
+        specific = () if module_level else tuple(
+            r.row for r in rank_rows(coverage, [(mutant.module, mutant.lines)]) if not r.broad)
         equivalent = reviewed.get(mutant.id)
         if equivalent is not None and equivalent.line != mutant.start_line:
             run.stale_equivalents.append(equivalent)
@@ -153,12 +157,13 @@ def run_mutation(probe: Probe, coverage: LoopCoverage, scenarios: Sequence[Scena
         if equivalent is not None or not contexts:
             status: Status = "equivalent" if equivalent is not None else "no-coverage"
             result = MutantResult(mutant, status, diff, contexts, rows, module_level=module_level,
-                                  detail=equivalent.reason if equivalent is not None else "")
+                                  specific_rows=specific, detail=equivalent.reason if equivalent is not None else "")
             run.results.append(result)
             if on_result is not None:
                 on_result(result)
             continue
-        prepared[mutant.id] = MutantResult(mutant, "survived", diff, contexts, rows, module_level=module_level)
+        prepared[mutant.id] = MutantResult(mutant, "survived", diff, contexts, rows, module_level=module_level,
+                                           specific_rows=specific)
         allowed = START_ALLOWANCE + SLOWDOWN_ALLOWED * sum(coverage.runs[c].seconds for c in contexts)
         jobs.append(ForkJob(mutant.id, _job(probe, mutant, parsed[mutant.module], by_id, contexts, baseline,
                                             all_kills), allowed))

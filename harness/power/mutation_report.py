@@ -45,6 +45,29 @@ def _row_results(run: MutationRun) -> dict[str, list[MutantResult]]:
     return by_row
 
 
+def _specific_results(run: MutationRun) -> dict[str, list[MutantResult]]:
+    """Row -> the mutants in the row's own code: lines its runs execute at least twice as often as runs at large,
+    leaving out shared plumbing nearly every run executes (see `harness.power.specificity`)."""
+    by_row: dict[str, list[MutantResult]] = defaultdict(list)
+    for result in run.results:
+        for row in result.specific_rows:
+            by_row[row].append(result)
+    return by_row
+
+
+MIN_WEAKEST = 3  # a row needs this many mutants in its own code before its score ranks it among the weakest
+
+
+def weakest_rows(run: MutationRun, count: int = 10) -> list[tuple[str, Score, int]]:
+    """The rows with the lowest score over the mutants in their own code (row, score, survivors)."""
+    scored = [(row, score(results), sum(r.status in ("survived", "no-coverage") for r in results))
+              for row, results in _specific_results(run).items()]
+    ranked = [(row, found, left) for row, found, left in scored
+              if found.scored >= MIN_WEAKEST and found.percent is not None]
+    ranked.sort(key=lambda item: (item[1].percent or 0.0, -item[2], item[0]))
+    return ranked[:count]
+
+
 def _parts(run: MutationRun, command: str) -> list[Part]:
     statuses = Counter(r.status for r in run.results)
     overall = score(run.results)
@@ -76,19 +99,30 @@ def _parts(run: MutationRun, command: str) -> list[Part]:
                   "scenario executes the line, so it survives unrun; incompetent (the mutant does not import) and "
                   "reviewed equivalents are not scored."),
         Heading("Score per spec row"),
-        Paragraph("A row's mutants are those on lines its scenarios execute; 'killed by its own scenarios' counts "
-                  "only kills by the row's own scenarios" + ("." if run.all_kills else
+        Paragraph("A row's own code is the lines its runs execute at least twice as often as all runs do (lines "
+                  "more than half of all runs execute are shared plumbing and belong to no row); its score counts "
+                  "the mutants there. The last two columns count every mutant on a line any of its runs executes, "
+                  "which for shared code is nearly every mutant. 'Killed by its own scenarios' counts kills by the "
+                  "row's own scenarios" + ("." if run.all_kills else
                   " among the recorded kills (only the first killing run is made, so this undercounts; "
                   "--all-kills records every one).")),
     ]
+    specific = _specific_results(run)
     table: list[tuple[str, ...]] = []
     for row, results in sorted(_row_results(run).items()):
-        own = sum(1 for r in results if any(row in run.rows_by_context.get(k.context, ()) for k in r.kills))
-        scored = score(results)
-        table.append((row, str(len(results)), scored.text(), str(own),
-                      str(sum(r.status == "survived" for r in results))))
-    parts.append(Table(("spec row", "mutants in its code", "score", "killed by its own scenarios", "survived"),
-                       tuple(table)))
+        own_code = specific.get(row, [])
+        own = sum(1 for r in own_code if any(row in run.rows_by_context.get(k.context, ()) for k in r.kills))
+        table.append((row, str(len(own_code)), score(own_code).text(),
+                      str(sum(r.status == "survived" for r in own_code)), str(own), str(len(results)),
+                      score(results).text()))
+    parts.append(Table(("spec row", "mutants in its own code", "score", "survived", "killed by its own scenarios",
+                        "mutants on any line its runs execute", "score"), tuple(table)))
+    weakest = weakest_rows(run)
+    parts.append(Heading("Weakest rows"))
+    parts.append(Paragraph(f"The lowest scores over the mutants in a row's own code (rows with at least {MIN_WEAKEST} "
+                           "such mutants): where a new scenario would add the most."))
+    parts.append(Table(("spec row", "score", "surviving or unreached"), tuple(
+        (row, found.text(), str(left)) for row, found, left in weakest)))
     parts.append(Heading("Surviving mutants"))
     survivors = [r for r in run.results if r.status == "survived"]
     if not survivors:
@@ -97,9 +131,10 @@ def _parts(run: MutationRun, command: str) -> list[Part]:
         where = f"{result.mutant.module} line {result.mutant.start_line}"
         if result.mutant.function:
             where += f" in {result.mutant.function}"
-        rows = "; ".join(result.rows[:8]) + (f"; and {len(result.rows) - 8} more" if len(result.rows) > 8 else "")
+        own = "; ".join(result.specific_rows) or "none (shared code)"
         parts.append(Heading(f"{result.mutant.id} ({where})", 3))
-        parts.append(Paragraph(f"Ran {len(result.contexts)} scenario × mode runs. Rows: {rows or 'none'}."))
+        parts.append(Paragraph(f"Ran {len(result.contexts)} scenario × mode runs of {len(result.rows)} rows. "
+                               f"The rows whose own code it sits in: {own}."))
         parts.append(Code(result.diff, "diff"))
     unrun = [r for r in run.results if r.status == "no-coverage"]
     parts.append(Heading("Mutants no scenario reaches"))
@@ -115,8 +150,11 @@ def _parts(run: MutationRun, command: str) -> list[Part]:
 
 
 def _json(run: MutationRun) -> dict[str, JSON]:
+    specific = _specific_results(run)
     per_row: dict[str, JSON] = {
-        row: {"mutants": len(results), "killed": score(results).killed, "scored": score(results).scored}
+        row: {"mutants": len(results), "killed": score(results).killed, "scored": score(results).scored,
+              "own_code": {"mutants": len(specific.get(row, [])), "killed": score(specific.get(row, [])).killed,
+                           "scored": score(specific.get(row, [])).scored}}
         for row, results in sorted(_row_results(run).items())}
     return {
         "implementation": run.implementation, "version": run.version, "operators": list[JSON](run.operators),
@@ -126,7 +164,8 @@ def _json(run: MutationRun) -> dict[str, JSON]:
         "rows": per_row,
         "mutants": [{"id": r.mutant.id, "module": r.mutant.module, "operator": r.mutant.operator,
                      "line": r.mutant.start_line, "function": r.mutant.function, "status": r.status,
-                     "detail": r.detail, "rows": list[JSON](r.rows), "scenario_runs": len(r.contexts),
+                     "detail": r.detail, "rows": list[JSON](r.rows),
+                     "own_code_rows": list[JSON](r.specific_rows), "scenario_runs": len(r.contexts),
                      "runs_made": r.ran,
                      "kills": [{"run": k.context, "checks": list[JSON](k.checks)} for k in r.kills],
                      "diff": r.diff} for r in run.results],
