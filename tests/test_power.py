@@ -12,7 +12,7 @@ import pytest
 from harness.power.commands import Selection, affected_rows, mutate_command, render_affected
 from harness.power.coverage_report import write_coverage_report
 from harness.power.diffmap import map_hunks, parse_diff
-from harness.power.engine import ParsedModule, list_mutants, reparsed_source
+from harness.power.engine import ParsedModule, list_mutants, mutant_diff, reparsed_source
 from harness.power.forked import ForkJob, run_forked
 from harness.power.line_coverage import ContextRun, LoopCoverage, ModuleLines, context_key, source_hash
 from harness.power.specificity import rank_rows, specific_lines
@@ -28,15 +28,19 @@ def test_every_mutant_changes_the_line_it_names_and_matches_cosmic_rays_own_muta
     assert len(mutants) > 100
     assert mutants == list_mutants("harness.adapters.reference.loop", source)
     original = source.splitlines()
-    # Every operator's first and last mutant, and every 17th: the one-parse splice must give exactly the text
+    # Every operator's first and last mutant, and every 41st: the one-parse splice must give exactly the text
     # cosmic-ray gives by parsing the module afresh.
     firsts = {m.operator: m for m in reversed(mutants)}
     lasts = {m.operator: m for m in mutants}
-    for mutant in {*mutants[::17], *firsts.values(), *lasts.values()}:
+    for mutant in {*mutants[::41], *firsts.values(), *lasts.values()}:
         mutated = parsed.mutated(mutant)
         assert mutated is not None
         assert mutated != source
         assert mutated == reparsed_source(mutant, source), mutant
+        whole = "".join(difflib.unified_diff(source.splitlines(keepends=True), mutated.splitlines(keepends=True),
+                                             "a/harness/adapters/reference/loop.py",
+                                             "b/harness/adapters/reference/loop.py", n=1))
+        assert mutant_diff(mutant, source, mutated) == whole, mutant
         # Lines of the original the mutation replaced (a skipped loop may fold a multi-line iterable into one line).
         opcodes = difflib.SequenceMatcher(None, original, mutated.splitlines(), autojunk=False).get_opcodes()
         changed = {i + 1 for tag, i1, i2, _, _ in opcodes if tag != "equal" for i in range(i1, i2)}

@@ -12,6 +12,7 @@ import copy
 import difflib
 import functools
 import importlib
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -180,8 +181,28 @@ def reparsed_source(mutant: Mutant, source: str) -> str | None:
     return cast(str | None, mutating.mutate_code(source, _operator(mutant.operator), mutant.occurrence))
 
 
+_HUNK_HEADER = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
 def mutant_diff(mutant: Mutant, source: str, mutated: str) -> str:
-    """The mutation as a unified diff of the module's source."""
+    """The mutation as a unified diff of the module's source (one line of context).
+
+    Only the lines between the common head and tail are compared: difflib over a whole 6,500-line module takes a
+    fifth of a second, which for thousands of mutants would cost minutes before the first one runs."""
     name = mutant.module.replace(".", "/") + ".py"
-    return "".join(difflib.unified_diff(source.splitlines(keepends=True), mutated.splitlines(keepends=True),
-                                        f"a/{name}", f"b/{name}", n=1))
+    old, new = source.splitlines(keepends=True), mutated.splitlines(keepends=True)
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    low = max(0, head - 1)
+    old_part, new_part = old[low:len(old) - max(0, tail - 1)], new[low:len(new) - max(0, tail - 1)]
+    lines = difflib.unified_diff(old_part, new_part, f"a/{name}", f"b/{name}", n=1)
+    return "".join(_HUNK_HEADER.sub(lambda found: _shifted(found, low), line) for line in lines)
+
+
+def _shifted(found: re.Match[str], by: int) -> str:
+    old_start, old_count, new_start, new_count = found.groups()
+    return f"@@ -{int(old_start) + by}{old_count or ''} +{int(new_start) + by}{new_count or ''} @@"
