@@ -14,7 +14,14 @@ from harness.power.coverage_report import write_coverage_report
 from harness.power.diffmap import map_hunks, parse_diff
 from harness.power.engine import ParsedModule, list_mutants, mutant_diff, reparsed_source
 from harness.power.forked import ForkJob, run_forked
-from harness.power.line_coverage import ContextRun, LoopCoverage, ModuleLines, context_key, source_hash
+from harness.power.line_coverage import (
+    ContextRun,
+    LoopCoverage,
+    ModuleLines,
+    context_key,
+    coverage_from_json,
+    source_hash,
+)
 from harness.power.specificity import rank_rows, specific_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -192,6 +199,10 @@ def test_the_coverage_report_shows_each_rows_own_lines_not_the_shared_ones(tmp_p
     document = json.loads(paths[2].read_text(encoding="utf-8"))
     assert document["rows"]["C"] == {"loop": [10]}
     assert document["row_specific"] == {"A": {"loop": [20, 30]}, "B": {"loop": [30]}}
+    # The report holds everything to rebuild the coverage (affected-rows --coverage reuses it).
+    rebuilt = coverage_from_json(document["implementation"], document["raw"])
+    assert rebuilt.modules == coverage.modules
+    assert rebuilt.runs == coverage.runs
     markdown = paths[0].read_text(encoding="utf-8")
     assert "| A | 1 | 3 | 2 | loop: 20, 30 |" in markdown
     assert "| C | 8 | 1 | 0 | none (only shared lines) |" in markdown

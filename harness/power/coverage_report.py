@@ -83,11 +83,17 @@ def _parts(coverage: LoopCoverage, command: str) -> list[Part]:
 
 
 def raw_json(coverage: LoopCoverage) -> dict[str, JSON]:
-    """Everything `coverage_from_json` needs to rebuild the coverage (so affected-rows can reuse a report)."""
+    """Everything `coverage_from_json` needs to rebuild the coverage (so affected-rows can reuse a report). Each
+    line's contexts are indices into `contexts`: spelled out, the hundreds of context names per line would make the
+    report megabytes long."""
+    names = sorted({c for m in coverage.modules for found in m.contexts_by_line.values() for c in found})
+    index = {name: number for number, name in enumerate(names)}
     return {
         "version": coverage.version,
+        "contexts": list[JSON](names),
         "modules": [{"name": m.name, "path": m.path, "sha256": m.sha256, "statements": list[JSON](m.statements),
-                     "contexts_by_line": {str(line): list[JSON](c) for line, c in sorted(m.contexts_by_line.items())}}
+                     "contexts_by_line": {str(line): list[JSON](index[c] for c in found)
+                                          for line, found in sorted(m.contexts_by_line.items())}}
                     for m in coverage.modules],
         "runs": {key: {"scenario": r.scenario, "mode": r.mode, "rows": list[JSON](r.rows), "verdict": r.verdict,
                        "failing": list[JSON](r.failing), "seconds": round(r.seconds, 4)}
@@ -114,5 +120,5 @@ def write_coverage_report(coverage: LoopCoverage, out_dir: Path, command: str) -
     paths = [stem.with_suffix(".md"), stem.with_suffix(".html"), stem.with_suffix(".json")]
     paths[0].write_text(f"# {title}\n\n" + to_markdown(parts), encoding="utf-8")
     paths[1].write_text(to_html(title, parts), encoding="utf-8")
-    paths[2].write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    paths[2].write_text(json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8")
     return paths

@@ -141,11 +141,14 @@ def measure(probe: Probe, scenarios: Sequence[Scenario], modes: Sequence[Mode],
 def coverage_from_json(implementation: str, data: dict[str, JSON]) -> LoopCoverage:
     """The coverage a child (or a loop-coverage JSON report's ``raw`` part) describes."""
     modules: list[ModuleLines] = []
+    # A report names each line's contexts by index into `contexts`; a child names them outright.
+    names = cast(list[str], data["contexts"]) if "contexts" in data else None
     for raw in cast(list[dict[str, JSON]], data["modules"]):
-        by_line = cast(dict[str, list[str]], raw["contexts_by_line"])
+        by_line = cast(dict[str, list[str | int]], raw["contexts_by_line"])
         modules.append(ModuleLines(str(raw["name"]), str(raw["path"]), str(raw["sha256"]),
                                    tuple(sorted(cast(list[int], raw["statements"]))),
-                                   {int(line): tuple(c) for line, c in by_line.items()}))
+                                   {int(line): tuple(names[int(c)] if names is not None else str(c) for c in found)
+                                    for line, found in by_line.items()}))
     runs: dict[str, ContextRun] = {}
     for key, raw in cast(dict[str, dict[str, JSON]], data["runs"]).items():
         mode = cast(Mode, raw["mode"])
