@@ -10,7 +10,7 @@ nox.options.reuse_existing_virtualenvs = True
 PYTHON = "3.11"
 # Every optional dependency the suite runs over (the wire providers, the hosting server, the other frameworks).
 EXTRAS = ".[agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents]"
-EXTRAS_TEST = ".[test,agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents]"
+EXTRAS_TEST = ".[test,power,agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents]"
 
 
 @nox.session(python=PYTHON)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from harness.contract import DIALECTS, MODES, Dialect, Mode
 from harness.errors import HarnessError, UnknownImplementationError
+from harness.power.cli import POWER_COMMANDS, add_power_commands, run_power_command
 from harness.reporting.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, load_baseline
 from harness.reporting.commands import (
     SpecFileError,
@@ -160,6 +161,7 @@ def _parser() -> argparse.ArgumentParser:
     matrix.add_argument("--markdown", type=Path, required=True, metavar="FILE", help="write the Markdown table here")
     matrix.add_argument("--json", type=Path, required=True, metavar="FILE", help="write the JSON form here")
     _add_fuzz(commands)
+    add_power_commands(commands)
     commands.add_parser("schema", help="print the JSON Schema of scenario files",
                         description="Print the JSON Schema of scenario files, e.g. for an editor's YAML language "
                                     "server.")
@@ -211,6 +213,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         from harness.fuzz.command import fuzz_command  # needs Hypothesis: imported only when fuzzing
 
         return fuzz_command(args)
+    if args.command in POWER_COMMANDS:
+        return run_power_command(args)
     return _run(args)
 
 

@@ -388,8 +388,10 @@ class LoopAdapter(Protocol):
     # `provider_packages`, a mapping from a dialect to the distribution that carries its client (read with
     # `adapter_provider_package`; results record that package's installed release beside `version`);
     # `modes`, the `Mode`s it can drive when not both, with `modes_reason` saying why (read with `adapter_modes`);
-    # and `unexpressible`, a mapping from scenario id to the reason its caller input has no form in the protocol the
-    # implementation is reached through (such a scenario is n/a for it; read with `adapter_unexpressible`).
+    # `unexpressible`, a mapping from scenario id to the reason its caller input has no form in the protocol the
+    # implementation is reached through (such a scenario is n/a for it; read with `adapter_unexpressible`);
+    # and `loop_modules`, a tuple of the dotted names of the modules that hold the loop's own logic (read with
+    # `adapter_loop_modules`); `loop-conformance mutate` and `coverage` measure and mutate only those.
 
     def open(self, setup: ConversationSetup) -> Conversation:
         """Start one scenario run; called once per scenario and mode, before its first turn."""
@@ -422,3 +424,11 @@ def adapter_unexpressible(adapter: LoopAdapter, scenario_id: str) -> str | None:
     """Why `scenario_id`'s caller input cannot be expressed to the adapter's implementation, if it cannot."""
     declared = cast(Mapping[str, str], getattr(adapter, "unexpressible", {}))
     return declared.get(scenario_id)
+
+
+def adapter_loop_modules(adapter: LoopAdapter) -> tuple[str, ...]:
+    """The dotted names of the modules holding the adapter's loop logic; empty when it names none."""
+    declared = cast(object, getattr(adapter, "loop_modules", ()))
+    if not isinstance(declared, tuple | list):
+        return ()
+    return tuple(str(name) for name in cast(tuple[object, ...], declared))

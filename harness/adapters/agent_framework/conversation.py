@@ -276,6 +276,9 @@ class AgentFrameworkAdapter:
     """The real `FunctionInvocationLayer` of the installed agent-framework-core release."""
 
     name = "agent_framework"
+    # The framework's tool loop (`FunctionInvocationLayer` and the function-invocation helpers it calls) lives in
+    # this one module at the pinned release; `loop-conformance mutate` and `coverage` measure and mutate only it.
+    loop_modules: tuple[str, ...] = ("agent_framework._tools",)
 
     def __init__(self, *, stateless: bool = False) -> None:
         # The stateless variant (`agent_framework_stateless`) is the caller with no session object: scenarios whose

@@ -38,6 +38,9 @@ REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
      "context-providers", "history-providers", "compaction"}
 )
 
+REFERENCE_LOOP_MODULES: tuple[str, ...] = tuple(
+    f"harness.adapters.reference.{name}" for name in ("loop", "approvals", "policy", "session", "compaction"))
+
 
 def _default_factory(setup: ConversationSetup, catalog: Mapping[str, LoopTool]) -> ReferenceLoop:
     return ReferenceLoop(setup.provider, setup.config, catalog, setup.approval_policy)
@@ -168,6 +171,8 @@ class ReferenceAdapter:
 
     name = "reference"
     capabilities = REFERENCE_CAPABILITIES
+    # What `loop-conformance mutate` and `coverage` measure: the loop itself, not this adapter's glue.
+    loop_modules = REFERENCE_LOOP_MODULES
 
     def __init__(self, factory: LoopFactory = _default_factory, name: str | None = None, *,
                  stateless: bool = False) -> None:
