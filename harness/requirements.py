@@ -89,6 +89,21 @@ _GENERAL: tuple[Requirement, ...] = (
                 ("Append-only history replay", "Chat Completions approval wrappers")),
     Requirement("provider-accepts", "general", "the provider's API (harness requirement, not a spec sentence)",
                 "Every request the loop's provider client sends is one the real service accepts."),
+    Requirement("events-well-formed", "general", "the AG-UI protocol (harness requirement, not a spec sentence)",
+                "One run start and one terminal event; every text message and tool call that starts ends, with "
+                "its content and arguments between the two."),
+    Requirement("result-events-once", "general", "spec 004, History and provider serialization",
+                "An approved or executed call's result emits once (one TOOL_CALL_RESULT event); a rejected call "
+                "emits none.",
+                ("AG-UI approval result event",)),
+    Requirement("snapshot-agrees", "general", "spec 004, History and provider serialization",
+                "The approved result persists in the snapshot: the messages snapshot is what the run's events fold "
+                "to, each result under the message id it streamed with.",
+                ("AG-UI approval result event",)),
+    Requirement("no-approval-controls-to-model", "general", "spec 004, Mixed batches and approval middleware",
+                "Completed local approval controls from the request and from snapshot replay never reach the chat "
+                "client.",
+                ("AG-UI provider boundary",)),
 )
 
 _OWN = "the scenario's spec rows"
@@ -102,6 +117,7 @@ _EXPECTATIONS: Mapping[str, str] = {
     "expect.error": "the error the row requires the caller to get",
     "expect.conversation-id": "the conversation id the row requires the response to carry",
     "expect.wire": "the request bodies the row requires a provider to receive",
+    "expect.events": "the AG-UI events the row requires the run to emit",
 }
 _RUN: Mapping[str, str] = {
     "completes": "the row's scenario runs to its end: the loop neither crashes nor hangs",

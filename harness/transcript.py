@@ -121,8 +121,6 @@ def stream_tokens(updates: Sequence[Update]) -> list[str]:
     fragments: list[Content] = []  # the raw pieces of the content the last token stands for
     for update in updates:
         for content in update.contents:
-            if isinstance(content, FunctionCall) and not content.call_id and not content.name:
-                continue  # a later fragment of the call before it (providers repeat neither id nor name)
             token = content_token(content)
             if token is None:
                 continue

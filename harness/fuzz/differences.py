@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from harness.script import ToolExecution
 
@@ -47,6 +47,19 @@ def _request_ids(items: list[Item], scripted: set[str]) -> list[Item]:
             else (role, {kind: body}) for role, content in items for kind, body in content.items()]
 
 
+def _input_request_call(items: list[Item], scripted: set[str]) -> list[Item]:
+    del scripted
+    rewritten: list[Item] = []
+    for role, content in items:
+        request: object = content.get("user_input_request")
+        if isinstance(request, dict) and isinstance(call := cast(dict[str, Any], request).get("function_call"), dict):
+            named: dict[str, Any] = {"call_id": cast(dict[str, Any], call).get("call_id")}
+            rewritten.append((role, {"user_input_request": cast(dict[str, Any], request) | {"function_call": named}}))
+        else:
+            rewritten.append((role, content))
+    return rewritten
+
+
 def _usage(items: list[Item], scripted: set[str]) -> list[Item]:
     del scripted
     return [(role, content) for role, content in items if "usage" not in content]
@@ -71,6 +84,11 @@ DIFFERENCES: tuple[Difference, ...] = (
     Difference("generated-ids",
                "Approval and input requests carry ids the loop generates; they are compared by the call they name.",
                _request_ids),
+    Difference("input-request-call",
+               "An input request names its call by call id; repeating the call's name and arguments inside it is "
+               "required only of a declaration-only call's finalised request (row \"Declaration-only call\"), which "
+               "the generator does not make: a resumed stream may carry the call id alone.",
+               _input_request_call),
     Difference("usage", "Token usage contents are the loop's bookkeeping, not conversation.", _usage),
     Difference("blank-text",
                "A blank answer (the model's empty or whitespace-only text) may be shown as it came or not at all: "

@@ -86,7 +86,9 @@ def test_declaration_only_pause_is_call_then_user_input_request() -> None:
     paused = FwContent.from_function_call("c1", "get_weather", arguments='{"city": "Paris"}')
     paused.user_input_request = True
     paused.id = "occ-1"
-    assert from_framework(paused) == [CALL, UserInputRequest("occ-1", FunctionCall("c1", "get_weather"))]
+    # The pause carries the call as the framework finalised it, arguments included.
+    expected = UserInputRequest("occ-1", FunctionCall("c1", "get_weather", {"city": "Paris"}))
+    assert from_framework(paused) == [CALL, expected]
 
 
 def test_metadata_only_pause_is_only_the_request() -> None:

@@ -274,6 +274,7 @@ class StreamedSoFar:
     def __init__(self) -> None:
         self._texts: dict[tuple[str, str], str] = {}
         self._whole: dict[str, Mapping[str, JSON]] = {}  # by call id: arguments a call arrived with in one piece
+        self._names: dict[str, str] = {}  # by call id: the name its first fragment carried
 
     def read(self, message_id: str | None, raw: Any, converted: list[Content]) -> list[Content]:
         replaces = getattr(raw, "merge_mode", None) == "replace"
@@ -304,9 +305,14 @@ class StreamedSoFar:
         repeated), which its own folding joins to the streamed arguments; the pause carries that joined call."""
         if isinstance(content, FunctionCall) and isinstance(content.arguments, Mapping) and content.arguments:
             self._whole[content.call_id] = content.arguments  # a provider that streams a call in one piece
+        if isinstance(content, FunctionCall) and content.name:
+            self._names.setdefault(content.call_id, content.name)
         if not isinstance(content, UserInputRequest) or content.function_call is None:
             return content
         call = content.function_call
+        if not call.name and call.call_id in self._names:  # the metadata-only delta does not repeat the name either
+            call = replace(call, name=self._names[call.call_id])
+            content = replace(content, function_call=call)
         if call.arguments not in ({}, ""):
             return content
         streamed = [text for (kind, key), text in self._texts.items()
