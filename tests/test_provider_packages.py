@@ -4,6 +4,7 @@ the wire fakes serve whichever release of the provider SDK is installed."""
 from __future__ import annotations
 
 import importlib.metadata
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -62,6 +63,15 @@ def test_the_provider_release_survives_a_results_file_and_neutral_results_read_a
         ("agent-framework-openai", "1.15.0"), ("", "")]
 
 
+@pytest.fixture
+def fresh_library_lookup() -> Iterator[None]:
+    """The lookup is cached per process: each of these tests reads its own installed version, and leaves none."""
+    common.openai_http_library.cache_clear()
+    yield
+    common.openai_http_library.cache_clear()
+
+
+@pytest.mark.usefixtures("fresh_library_lookup")
 @pytest.mark.parametrize(("installed", "library"), [("3.57.0", "httpx2"), ("2.54.0", "httpx"), ("1.99.9", "httpx")])
 def test_the_openai_wire_serves_the_sdk_through_the_http_library_it_is_built_on(
         monkeypatch: pytest.MonkeyPatch, installed: str, library: str) -> None:
@@ -71,6 +81,7 @@ def test_the_openai_wire_serves_the_sdk_through_the_http_library_it_is_built_on(
     assert common.openai_http_library() == library
 
 
+@pytest.mark.usefixtures("fresh_library_lookup")
 def test_without_the_openai_sdk_its_wire_is_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     def missing(name: str) -> str:
         raise importlib.metadata.PackageNotFoundError(name)

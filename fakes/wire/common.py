@@ -4,6 +4,7 @@ body)."""
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import json
 from collections.abc import Callable, Iterable, Mapping
@@ -13,10 +14,11 @@ from harness.contents import JSON, Content, FunctionCall, Message, Response, Rol
 from harness.script import Rejection
 
 
+@functools.cache
 def openai_http_library() -> str:
     """The HTTP library the installed `openai` SDK is built on, whose client it must be given: httpx2 from its 3.0
     on, httpx before (the releases that older agent-framework-openai releases allow). Raises ImportError when the
-    SDK is not installed."""
+    SDK is not installed. Cached: every request asks, and reading the installed version takes milliseconds."""
     try:
         version = importlib.metadata.version("openai")
     except importlib.metadata.PackageNotFoundError as missing:

@@ -76,6 +76,12 @@ class _LogCapture(logging.Handler):
         self.lines.append(f"{record.levelname} {record.name}: {record.getMessage()}")
 
 
+def wire_serving(setup: ConversationSetup) -> AbstractContextManager[None]:
+    """The wire endpoint answering a conversation's requests (the SDK client is shared by the process); nothing
+    for the neutral provider."""
+    return nullcontext() if setup.wire is None else setup.wire.serving()
+
+
 @contextmanager
 def captured_logs(*names: str) -> Generator[_LogCapture]:
     """Framework log records of one turn: some behaviour (an input it ignores) is visible only there. `names` are
@@ -227,7 +233,7 @@ class AgentFrameworkConversation:
         client_kwargs: dict[str, Any] = {**turn.kwargs}
         if not self.stateless:
             client_kwargs["session"] = self.session
-        with captured_logs() as logs, self._serving():
+        with captured_logs() as logs, wire_serving(self.setup):
             try:
                 if self.setup.mode == "streaming":
                     stream: Any = self._call(caller_input, client_kwargs, stream=True)
@@ -252,10 +258,6 @@ class AgentFrameworkConversation:
         inputs_after = caller_input if isinstance(caller_input, str) else self.scripted.messages(
             messages_from_framework(caller_input))
         return CallerView(tuple(updates), response, error, inputs_after, earlier, tuple(logs.lines))
-
-    def _serving(self) -> AbstractContextManager[None]:
-        """The wire endpoint answering this conversation's requests (the SDK client is shared by the process)."""
-        return nullcontext() if self.setup.wire is None else self.setup.wire.serving()
 
     def _call(self, caller_input: str | list[FwMessage], client_kwargs: dict[str, Any], *, stream: bool) -> Any:
         options = cast(Any, self._options())

@@ -16,13 +16,17 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Mapping
-from contextlib import nullcontext
 from typing import Any, cast
 
 from agent_framework import Agent, SessionStore
 from harness.adapters.agent_framework.approval_layer import approval_middleware
 from harness.adapters.agent_framework.context import context_providers
-from harness.adapters.agent_framework.conversation import captured_logs, compaction_strategy, framework_client
+from harness.adapters.agent_framework.conversation import (
+    captured_logs,
+    compaction_strategy,
+    framework_client,
+    wire_serving,
+)
 from harness.adapters.agent_framework.history import AuditHistoryProvider
 from harness.adapters.agent_framework.responses_output import (
     UnreadableOutputError,
@@ -125,8 +129,7 @@ class HostedResponsesConversation:
     async def run_turn(self, turn: TurnInput) -> CallerView:
         updates: tuple[Update, ...] = ()
         # The server runs the agent inside this request, so the wire endpoint bound here answers its model calls.
-        serving = nullcontext() if self.setup.wire is None else self.setup.wire.serving()
-        with captured_logs(_HOST_LOGGER) as logs, serving:
+        with captured_logs(_HOST_LOGGER) as logs, wire_serving(self.setup):
             reply = await self._http.post("/responses", json=self._body(turn))
         earlier = tuple(self._returned)
         try:
