@@ -6,6 +6,11 @@
   `correlation.multi-content.reused-id-same-turn`).
 * `AccumulatesResultsByCallId` gives each occurrence every content produced so far for its call id, so the first
   execution's contents bleed into the next round's result (same row and scenario).
+* `IgnoresFollowUpRequests` reads a history without the follow-up input requests an approved run raised, so the
+  approval before one stays open and runs again; `FollowUpClosesEveryOccurrence` lets a follow-up spend every
+  approval of its call id, the later reused-id one included, which then never runs ("Follow-up request closes
+  one occurrence", `correlation.follow-up.only-the-follow-up-closes`: no result anywhere closes an occurrence,
+  so only the follow-up can).
 * `JudgesWholeResponseAfterLimit` decides per response instead of per content after a limit: a response holding
   any content of the service's own keeps everything, local calls included; any other loses its tool content
   ("Provider tool content after an active limit", `limits.post-limit-tool-content.mixed-local-and-hosted`). Each
@@ -19,12 +24,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.adapters.reference import approvals
 from harness.adapters.reference.loop import ReferenceLoop, _RunState  # pyright: ignore[reportPrivateUsage]
-from harness.contents import Content, FunctionCall, Message, Text, Update
+from harness.contents import ApprovalResponse, Content, FunctionCall, Message, Text, Update, UserInputRequest
 
 BUNDLED = Path(__file__).resolve().parents[1] / "scenarios"
 MULTI_CONTENT_SAME_TURN = BUNDLED / "correlation" / "multi-content-reused-id-same-turn.yaml"
 MIXED_AFTER_LIMIT = BUNDLED / "limits" / "post-limit-mixed-provider-content.yaml"
+ONLY_THE_FOLLOW_UP_CLOSES = BUNDLED / "correlation" / "follow-up-handwritten.yaml"
 
 
 def _by_call_id(calls: Sequence[FunctionCall], outcomes: Sequence[list[Content]], *,
@@ -49,6 +56,29 @@ class AccumulatesResultsByCallId(ReferenceLoop):
 
     async def _execute_grouped(self, calls: list[FunctionCall], state: _RunState) -> list[list[Content]]:
         return _by_call_id(calls, await super()._execute_grouped(calls, state), accumulate=True)
+
+
+def _follow_up_call_ids(history: Sequence[Message]) -> set[str]:
+    return {c.function_call.call_id for m in history for c in m.contents
+            if isinstance(c, UserInputRequest) and c.function_call is not None}
+
+
+class IgnoresFollowUpRequests(ReferenceLoop):
+    """Takes no notice of follow-up requests in the history: an approval they spent still counts as open."""
+
+    def normalise(self, history: Sequence[Message], *, restore_calls: bool) -> approvals.Normalised:
+        kept = [Message(m.role, tuple(c for c in m.contents if not isinstance(c, UserInputRequest))) for m in history]
+        return super().normalise([m for m in kept if m.contents], restore_calls=restore_calls)
+
+
+class FollowUpClosesEveryOccurrence(ReferenceLoop):
+    """A follow-up request for a call id spends every approval of that id, later reused-id ones included."""
+
+    def normalise(self, history: Sequence[Message], *, restore_calls: bool) -> approvals.Normalised:
+        spent = _follow_up_call_ids(history)
+        kept = [Message(m.role, tuple(c for c in m.contents if not (
+            isinstance(c, ApprovalResponse) and c.function_call.call_id in spent))) for m in history]
+        return super().normalise([m for m in kept if m.contents], restore_calls=restore_calls)
 
 
 def _service_owned(content: Content) -> bool:

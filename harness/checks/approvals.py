@@ -117,6 +117,13 @@ class _Occurrence:
     requests: list[tuple[str, int]] = field(default_factory=lambda: [])  # (request id, rank of (id, call id))
     decided: bool = False
     closed: bool = False
+    # An approved execution of this occurrence asked the caller for more input: its decision is spent even without
+    # a result ("A user-input follow-up consumes only the preceding approval authority").
+    followed_up: bool = False
+
+    @property
+    def spent(self) -> bool:
+        return self.closed or self.followed_up
 
 
 @dataclass(frozen=True)
@@ -162,6 +169,11 @@ def _read_decisions(messages: Sequence[Message]) -> list[_Read]:
                 ranks[pair] += 1
             elif isinstance(content, ApprovalResponse):
                 decisions.append(_read_decision(content, occurrences))
+            elif isinstance(content, UserInputRequest) and content.function_call is not None:
+                preceding = _find(occurrences, content.function_call.call_id,
+                                  lambda o: o.decided and not o.spent, latest=True)
+                if preceding is not None:
+                    preceding.followed_up = True
     return decisions
 
 
@@ -229,7 +241,7 @@ class _Target:
 class _Decided:
     target: _Target
     approved: bool
-    terminal: bool  # the input of this turn already holds the result of the call occurrence it answers
+    terminal: bool  # the input of this turn already holds the result (or a follow-up request) of its occurrence
 
 
 class _Analysis:
@@ -316,10 +328,10 @@ class _Analysis:
             target = self._target_for(read, turn.index)
             if id(target) in decided:
                 continue  # the first mention in this input is the one that counts
-            decided[id(target)] = _Decided(target, read.response.approved, read.occurrence.closed)
+            decided[id(target)] = _Decided(target, read.response.approved, read.occurrence.spent)
             if target.first is None:
                 target.first, target.approved = turn.index, read.response.approved
-            if not read.occurrence.closed:
+            if not read.occurrence.spent:
                 target.pending_in.append(turn.index)
         return list(decided.values())
 
@@ -380,8 +392,9 @@ class _Analysis:
         if replayed:
             target = replayed[0]
             target.executions += excess
-            self.fail(APPROVAL_INERT, k, f"the replayed approval of call {_describe(target.call)}, whose result the "
-                                         f"input already holds, executed it again ({times}) in turn {k + 1}")
+            self.fail(APPROVAL_INERT, k, f"the replayed approval of call {_describe(target.call)}, whose result (or "
+                                         f"follow-up request) the input already holds, executed it again ({times}) "
+                                         f"in turn {k + 1}")
             if target.executions > target.allowed:
                 self._too_often(target, k)
             return
