@@ -117,9 +117,12 @@ class _Occurrence:
     requests: list[tuple[str, int]] = field(default_factory=lambda: [])  # (request id, rank of (id, call id))
     decided: bool = False
     closed: bool = False
-    # An approved execution of this occurrence asked the caller for more input: its decision is spent even without
-    # a result ("A user-input follow-up consumes only the preceding approval authority").
-    followed_up: bool = False
+    # An approved execution of this occurrence asked the caller for more input. Answered, the call may run again;
+    # once the model reuses the call id for a later occurrence, the follow-up has spent this decision even without
+    # a result ("A user-input follow-up consumes only the preceding approval authority and leaves a later reused-id
+    # response pending").
+    follow_up: bool = False
+    followed_up: bool = False  # spent by its follow-up: a later occurrence reuses the call id
 
     @property
     def spent(self) -> bool:
@@ -173,7 +176,7 @@ def _read_decisions(messages: Sequence[Message]) -> list[_Read]:
                 preceding = _find(occurrences, content.function_call.call_id,
                                   lambda o: o.decided and not o.spent, latest=True)
                 if preceding is not None:
-                    preceding.followed_up = True
+                    preceding.follow_up = True
     return decisions
 
 
@@ -206,6 +209,9 @@ def _open_calls(messages: Sequence[Message], caller_placeholders: Collection[str
 def _track(occurrences: list[_Occurrence], content: Content, placeholders: set[int]) -> bool:
     """Open an occurrence for a call, or close the earliest open one a terminal result answers; True if either."""
     if isinstance(content, FunctionCall):
+        for earlier in occurrences:
+            if earlier.call.call_id == content.call_id and earlier.follow_up:
+                earlier.followed_up = True
         occurrences.append(_Occurrence(content))
         return True
     if _terminal(content, placeholders):
