@@ -117,6 +117,16 @@ class _Occurrence:
     requests: list[tuple[str, int]] = field(default_factory=lambda: [])  # (request id, rank of (id, call id))
     decided: bool = False
     closed: bool = False
+    # An approved execution of this occurrence asked the caller for more input. Answered, the call may run again;
+    # once the model reuses the call id for a later occurrence, the follow-up has spent this decision even without
+    # a result ("A user-input follow-up consumes only the preceding approval authority and leaves a later reused-id
+    # response pending").
+    follow_up: bool = False
+    followed_up: bool = False  # spent by its follow-up: a later occurrence reuses the call id
+
+    @property
+    def spent(self) -> bool:
+        return self.closed or self.followed_up
 
 
 @dataclass(frozen=True)
@@ -162,6 +172,11 @@ def _read_decisions(messages: Sequence[Message]) -> list[_Read]:
                 ranks[pair] += 1
             elif isinstance(content, ApprovalResponse):
                 decisions.append(_read_decision(content, occurrences))
+            elif isinstance(content, UserInputRequest) and content.function_call is not None:
+                preceding = _find(occurrences, content.function_call.call_id,
+                                  lambda o: o.decided and not o.spent, latest=True)
+                if preceding is not None:
+                    preceding.follow_up = True
     return decisions
 
 
@@ -194,6 +209,9 @@ def _open_calls(messages: Sequence[Message], caller_placeholders: Collection[str
 def _track(occurrences: list[_Occurrence], content: Content, placeholders: set[int]) -> bool:
     """Open an occurrence for a call, or close the earliest open one a terminal result answers; True if either."""
     if isinstance(content, FunctionCall):
+        for earlier in occurrences:
+            if earlier.call.call_id == content.call_id and earlier.follow_up:
+                earlier.followed_up = True
         occurrences.append(_Occurrence(content))
         return True
     if _terminal(content, placeholders):
@@ -229,7 +247,7 @@ class _Target:
 class _Decided:
     target: _Target
     approved: bool
-    terminal: bool  # the input of this turn already holds the result of the call occurrence it answers
+    terminal: bool  # the input of this turn already holds the result (or a follow-up request) of its occurrence
 
 
 class _Analysis:
@@ -316,10 +334,10 @@ class _Analysis:
             target = self._target_for(read, turn.index)
             if id(target) in decided:
                 continue  # the first mention in this input is the one that counts
-            decided[id(target)] = _Decided(target, read.response.approved, read.occurrence.closed)
+            decided[id(target)] = _Decided(target, read.response.approved, read.occurrence.spent)
             if target.first is None:
                 target.first, target.approved = turn.index, read.response.approved
-            if not read.occurrence.closed:
+            if not read.occurrence.spent:
                 target.pending_in.append(turn.index)
         return list(decided.values())
 
@@ -380,8 +398,9 @@ class _Analysis:
         if replayed:
             target = replayed[0]
             target.executions += excess
-            self.fail(APPROVAL_INERT, k, f"the replayed approval of call {_describe(target.call)}, whose result the "
-                                         f"input already holds, executed it again ({times}) in turn {k + 1}")
+            self.fail(APPROVAL_INERT, k, f"the replayed approval of call {_describe(target.call)}, whose result (or "
+                                         f"follow-up request) the input already holds, executed it again ({times}) "
+                                         f"in turn {k + 1}")
             if target.executions > target.allowed:
                 self._too_often(target, k)
             return

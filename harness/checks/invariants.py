@@ -186,8 +186,7 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool,
                 else:
                     match.closed = True
             elif isinstance(content, ApprovalRequest | UserInputRequest) and content.function_call is not None:
-                call_id = content.function_call.call_id
-                match = next((o for o in open_calls if not o.closed and o.call.call_id == call_id), None)
+                match = _paused_occurrence(open_calls, content.function_call)
                 if match is None:
                     open_calls.append(_Occurrence(content.function_call, paused=True, batch=batch))
                 else:
@@ -201,6 +200,15 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool,
         state = "is paused for approval or input" if occurrence.paused else "has no result"
         problems.append(f"call '{occurrence.call.call_id}' ({occurrence.call.name}) {state}")
     return problems
+
+
+def _paused_occurrence(open_calls: Sequence[_Occurrence], call: FunctionCall) -> _Occurrence | None:
+    """The open occurrence a request for approval or input pauses: the one whose call it carries (same name and
+    arguments), else the earliest not yet paused, else the earliest, of its call id. With a reused id an earlier
+    occurrence may still be paused (its follow-up unanswered) when the next one is asked about."""
+    candidates = [o for o in open_calls if not o.closed and o.call.call_id == call.call_id]
+    same = [o for o in candidates if call.name and (o.call.name, o.call.arguments) == (call.name, call.arguments)]
+    return next(iter(same or [o for o in candidates if not o.paused] or candidates), None)
 
 
 def check_no_orphans(run: RunRecord) -> list[CheckResult]:

@@ -51,12 +51,21 @@ ROUND_TRIPS: list[Content] = [
     ApprovalResponse("req-1", True, CALL),
     ApprovalResponse("req-1", False, CALL),
     Usage(12, 5),
+    # A tool's follow-up input request written back by a caller keeping its own history.
+    UserInputRequest("input-c1", CALL, {"consent_link": "https://example.com/consent"}),
+    UserInputRequest("input-c1", CALL, "staging-consent"),
 ]
 
 
 @pytest.mark.parametrize("content", ROUND_TRIPS, ids=lambda c: type(c).__name__)
 def test_neutral_content_survives_a_round_trip(content: Content) -> None:
     assert from_framework(to_framework(content)) == [content]
+
+
+def test_a_caller_written_input_request_is_the_frameworks_consent_request_for_its_call() -> None:
+    converted = to_framework(UserInputRequest("input-c1", CALL, "staging-consent"))
+    assert (converted.type, converted.call_id, converted.consent_link) == ("oauth_consent_request", "c1",
+                                                                          "staging-consent")
 
 
 def test_informational_only_marker_survives() -> None:

@@ -74,6 +74,11 @@ def call_to_framework(call: FunctionCall) -> FwContent:
                                         additional_properties=additional, **extra)
 
 
+# Additional-properties key of a caller-written input request carried through the framework (see
+# `_input_request_to_framework`).
+CALLER_INPUT_REQUEST = "loop_conformance.caller_input_request"
+
+
 def to_framework(content: Content) -> FwContent:
     if isinstance(content, Text):
         return FwContent.from_text(content.text)
@@ -103,10 +108,26 @@ def to_framework(content: Content) -> FwContent:
         if content.standing is not None:
             response.additional_properties[STANDING_PROPERTY] = {STANDING_SCOPE: STANDING_SCOPES[content.standing]}
         return response
+    if isinstance(content, UserInputRequest) and content.payload is not None:
+        return _input_request_to_framework(content)
     if isinstance(content, Usage):
         usage: Any = {"input_token_count": content.input_tokens, "output_token_count": content.output_tokens}
         return FwContent.from_usage(usage)
     raise ValueError(f"no Agent Framework form for a {type(content).__name__} in caller input")
+
+
+def _input_request_to_framework(request: UserInputRequest) -> FwContent:
+    """A tool's request for more input that a caller keeping its own history sends back: the framework's consent
+    request tied to the call that raised it, the inverse of `_consent_request`."""
+    payload = request.payload
+    # The framework's form has no room for the request's id or its call's name and arguments: the caller's own
+    # request rides along, so that re-reading the caller's messages shows them as the caller wrote them.
+    converted = FwContent.from_oauth_consent_request(
+        payload if isinstance(payload, str) else json.dumps(payload, sort_keys=True),
+        additional_properties={CALLER_INPUT_REQUEST: request})
+    if request.function_call is not None:
+        converted.call_id = request.function_call.call_id
+    return converted
 
 
 def message_to_framework(message: Message) -> FwMessage:
@@ -191,6 +212,9 @@ def _hosted_output(output: Any) -> JSON:
 
 def _consent_request(content: Any) -> UserInputRequest:
     """A tool's request for more input; the harness's tool adapter puts the scripted payload in its link."""
+    written = cast(Mapping[str, Any], getattr(content, "additional_properties", None) or {}).get(CALLER_INPUT_REQUEST)
+    if isinstance(written, UserInputRequest):
+        return written
     link = str(getattr(content, "consent_link", "") or "")
     try:
         payload: JSON = json.loads(link) if link.startswith(("{", "[")) else link

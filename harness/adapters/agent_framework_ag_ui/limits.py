@@ -14,6 +14,7 @@ _UNANSWERED = ("the caller leaves pending approvals unanswered in a turn (a new 
 UNEXPRESSIBLE: dict[str, str] = {
     "correlation.historical-response.new-round": _HANDWRITTEN,
     "correlation.later-turn.resolved-approval-inert": _HANDWRITTEN,
+    "correlation.multi-content.reused-id-same-turn": _HANDWRITTEN,
     "correlation.reused-id.handwritten-history": _HANDWRITTEN,
     "correlation.replayed-wrapper.duplicated-request": _HANDWRITTEN,
     "correlation.replayed-wrapper.resurfaced-request": _UNANSWERED,
