@@ -8,7 +8,8 @@ import asyncio
 from pathlib import Path
 from typing import get_args
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from harness.adapters.reference import adapter as reference_adapter
@@ -93,3 +94,23 @@ def test_features_name_what_a_scenario_exercises() -> None:
     assert {"approval", "approved", "calls-across-messages", "session", "parallel", "multi-turn"} <= features(
         scenario)
     assert "caller-history" not in features(scenario)
+
+
+@pytest.mark.parametrize("feature", ["declaration-only", "input-request", "hosted-call"])
+def test_generator_makes_caller_run_tools_input_requests_and_hosted_calls(feature: str) -> None:
+    # Each kind is generated, round-trips through YAML, and the reference loop passes every oracle on it.
+    spec = find(conversations(reference_adapter().capabilities),
+                lambda s: feature in features(load_generated(s, Path("generated.yaml"))),
+                settings=settings(max_examples=500, deadline=None, database=None, derandomize=True,
+                                  suppress_health_check=SLOW_EXAMPLES))
+    loaded = load_generated(spec, Path("generated.yaml"))
+    assert loaded.spec == spec
+    assert asyncio.run(Judge().findings(loaded, reference_adapter())) == []
+
+
+def test_features_name_caller_run_tools_input_requests_and_hosted_calls() -> None:
+    assert "declaration-only" in features(load_scenario(BUNDLED / "normal" / "declaration-only.yaml"))
+    assert "input-request" in features(load_scenario(BUNDLED / "approval" / "user-input.yaml"))
+    hosted = load_scenario(BUNDLED / "limits" / "post-limit-hosted-pair.yaml")
+    assert "hosted-call" in features(hosted)
+    assert "parallel" not in features(hosted)  # the hosted call is the service's, not a local batch's

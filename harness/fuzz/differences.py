@@ -86,8 +86,10 @@ DIFFERENCES: tuple[Difference, ...] = (
                _request_ids),
     Difference("input-request-call",
                "An input request names its call by call id; repeating the call's name and arguments inside it is "
-               "required only of a declaration-only call's finalised request (row \"Declaration-only call\"), which "
-               "the generator does not make: a resumed stream may carry the call id alone.",
+               "required only of a declaration-only call's finalised request (row \"Declaration-only call\"), "
+               "which the bundled scenario normal.declaration-only checks; an approved tool's requests on a "
+               "resumed stream may carry the call id alone. The call itself, with its name and arguments, stays "
+               "compared where the caller sees it.",
                _input_request_call),
     Difference("usage", "Token usage contents are the loop's bookkeeping, not conversation.", _usage),
     Difference("blank-text",
