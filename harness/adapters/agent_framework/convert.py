@@ -221,7 +221,28 @@ def _role(raw: Any) -> Role:
 
 
 def contents_from_framework(contents: Iterable[Any]) -> tuple[Content, ...]:
-    return tuple(neutral for content in contents for neutral in from_framework(content))
+    return _pauses_after_batch([neutral for content in contents for neutral in from_framework(content)])
+
+
+def _pauses_after_batch(contents: list[Content]) -> tuple[Content, ...]:
+    """The pauses of flagged declaration-only calls after the run of calls they are part of.
+
+    The framework has no separate request content: it flags the call itself. Its stream sends the model's calls,
+    then the flagged copies after the whole batch, so a caller folding the stream sees the batch's calls, then its
+    requests. Rendering each flagged call of a final message as call-then-pause instead would interleave them and
+    make the two modes disagree over an order the framework never expressed.
+    """
+    ordered: list[Content] = []
+    held: list[Content] = []
+    for content in contents:
+        if isinstance(content, UserInputRequest) and content.function_call is not None and content.function_call.name:
+            held.append(content)  # a declaration-only call's pause (an approved tool's request names no tool)
+            continue
+        if not isinstance(content, FunctionCall):
+            ordered.extend(held)
+            held = []
+        ordered.append(content)
+    return (*ordered, *held)
 
 
 def message_from_framework(message: FwMessage) -> Message:
