@@ -13,7 +13,7 @@ Feature = Literal[
     "raise-timeout-error", "delay", "parallel", "calls-across-messages", "reused-id", "reasoning",
     "ignores-tool-choice", "max-iterations", "max-function-calls", "max-consecutive-errors", "blank-answer",
     "multi-turn", "mixed-batch", "decided", "declaration-only", "input-request", "hosted-call",
-    "approved-together",
+    "approved-together", "mixed-decision",
 ]
 FEATURES: tuple[str, ...] = get_args(Feature)
 
@@ -42,13 +42,16 @@ def features(scenario: Scenario) -> frozenset[str]:
     seen_ids: set[str] = set()
     gated = {tool.name for tool in scenario.tools if tool.approval_required}
     for turn in spec.turns:
-        approved = 0
+        approved = rejected = 0
         for item in turn.input if not isinstance(turn.input, str) else []:
             for decision in (item.approvals or {}).values():
                 found.update({"decided", "rejected" if decision == "reject" else "approved"})
                 approved += decision != "reject"
+                rejected += decision == "reject"
         if approved > 1:
             found.add("approved-together")  # one turn approves several calls at once
+        if approved and rejected:
+            found.add("mixed-decision")  # one turn approves some calls and rejects others
         for step in turn.model:
             found.update(_step_features(step, seen_ids, gated))
     return frozenset(found)
