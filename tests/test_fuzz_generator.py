@@ -114,3 +114,16 @@ def test_features_name_caller_run_tools_input_requests_and_hosted_calls() -> Non
     hosted = load_scenario(BUNDLED / "limits" / "post-limit-hosted-pair.yaml")
     assert "hosted-call" in features(hosted)
     assert "parallel" not in features(hosted)  # the hosted call is the service's, not a local batch's
+
+
+def test_a_parsed_argument_fragment_after_a_blank_start_continues_the_call() -> None:
+    # A fragment's complete JSON text may reach the caller already parsed; after a fragment with the id, the name
+    # and no argument text, it is the call's whole arguments (a stream split the fuzzer found).
+    from harness.contents import fold_updates
+
+    split = [Update("assistant", (FunctionCall("c1", "book", {}),), "m"),
+             Update("assistant", (FunctionCall("c1", "", {"room": "4"}),), "m")]
+    assert fold_updates(split).messages[0].contents == (FunctionCall("c1", "book", {"room": "4"}),)
+    two = [Update("assistant", (FunctionCall("c1", "book", {"room": "4"}),), "m"),
+           Update("assistant", (FunctionCall("c1", "", {"room": "5"}),), "m")]
+    assert len(fold_updates(two).messages[0].contents) == 2  # two complete argument sets are never merged
