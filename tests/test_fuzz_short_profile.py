@@ -92,7 +92,9 @@ def test_exported_file_reproduces_through_the_command_line(tmp_path: Path) -> No
 
 
 def test_fuzz_command_writes_counterexamples_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["fuzz", "--impl", "fuzz_controls:runs_each_call_twice", "--max-examples", "5", "--seed", "1",
+    # Seed 2: the five conversations of seed 1 run no local tool (declaration-only and hosted calls only), which a
+    # loop running each call twice cannot get wrong.
+    code = main(["fuzz", "--impl", "fuzz_controls:runs_each_call_twice", "--max-examples", "5", "--seed", "2",
                  "--out", str(tmp_path / "out"), "--database", str(tmp_path / "db"), "--no-stream-splits"])
     printed = capsys.readouterr().out
     assert code == 1
