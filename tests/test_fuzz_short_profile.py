@@ -92,8 +92,8 @@ def test_exported_file_reproduces_through_the_command_line(tmp_path: Path) -> No
 
 
 def test_fuzz_command_writes_counterexamples_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # Seed 2: the five conversations of seed 1 run no local tool (declaration-only and hosted calls only), which a
-    # loop running each call twice cannot get wrong.
+    # Seed 2: since the generator also draws declaration-only and hosted calls, the five conversations of seed 1
+    # no longer give this control a call to run twice.
     code = main(["fuzz", "--impl", "fuzz_controls:runs_each_call_twice", "--max-examples", "5", "--seed", "2",
                  "--out", str(tmp_path / "out"), "--database", str(tmp_path / "db"), "--no-stream-splits"])
     printed = capsys.readouterr().out
