@@ -15,7 +15,7 @@ Spec rows violated (spec 004)
     "Reasoning-bound call" and the replay rule that the service-required reasoning travels before its paired call.
 
 Affected releases
-    openai-agents 0.20.0 – 0.24.0 (see the known-failures entry for the releases checked).
+    openai-agents 0.20.0 – 0.24.0, still present (scenario checked on 0.20.0, 0.21.1, 0.22.3, 0.23.1 and 0.24.0).
 
 Run
     <venv with openai-agents>/bin/python repro/openai_agents/identical_reused_call_merged.py
