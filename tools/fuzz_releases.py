@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NOX = ROOT / ".nox"
-# The defaults fit the whole sweep (49 runs) in about 40 minutes on a shared 2-core machine; see README "Fuzzing".
+# The defaults fit the whole sweep (44 runs) in about 40 minutes on a shared 2-core machine; see README "Fuzzing".
 DEFAULT_EXAMPLES = 6
 DEFAULT_SEED = 16
 DEFAULT_MAX_FINDINGS = 1
