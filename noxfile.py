@@ -51,3 +51,11 @@ def versions(session: nox.Session) -> None:
     """
     session.install("-e", ".", "packaging")  # tools/companion_releases.py reads requirements
     session.run("python", "tools/sweep_versions.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def fuzz_releases(session: nox.Session) -> None:
+    """The long fuzz run once over every implementation and every release environment the `versions` session made
+    (reference included). Arguments go to tools/fuzz_releases.py (`-- --examples 30 --jobs 1`). On demand only."""
+    session.install("-e", ".[fuzz]", "-c", "constraints/latest.txt")
+    session.run("python", "tools/fuzz_releases.py", *session.posargs)

@@ -200,17 +200,28 @@ def _join(previous: Content, content: Content) -> Content | None:
         and isinstance(content, FunctionCall)
         and (content.call_id == previous.call_id or not content.call_id or not previous.call_id)
         and not (content.name and previous.name)
-        and (before := _argument_text(previous.arguments)) is not None
-        and (after := _argument_text(content.arguments)) is not None
+        and (joined := _joined_arguments(previous.arguments, content.arguments)) is not None
     ):
         return FunctionCall(
             previous.call_id or content.call_id,
             previous.name or content.name,
-            before + after,
+            joined,
             previous.informational_only or content.informational_only,
             previous.server_label or content.server_label,
             previous.occurrence_id or content.occurrence_id,
         )
+    return None
+
+
+def _joined_arguments(before: Mapping[str, JSON] | str, after: Mapping[str, JSON] | str,
+                      ) -> Mapping[str, JSON] | str | None:
+    """Two fragments' arguments joined, or None when they cannot continue each other. A fragment whose text was
+    complete JSON may reach us already parsed: after a blank start it is the whole arguments."""
+    first, second = _argument_text(before), _argument_text(after)
+    if first is not None and second is not None:
+        return first + second
+    if first == "" and isinstance(after, Mapping):
+        return after
     return None
 
 

@@ -118,6 +118,15 @@ def test_a_snapshot_that_differs_from_the_events_or_is_missing_fails() -> None:
     assert "the events fold to" in check_snapshot_agrees(_run(lost))[0].message
     none = [e for e in GOOD if e.type != "MESSAGES_SNAPSHOT"]
     assert "without a MESSAGES_SNAPSHOT" in check_snapshot_agrees(_run(none))[0].message
+    result_only = [e for e in _resumed_run(GOOD[1]) if e.type != "MESSAGES_SNAPSHOT"]
+    assert "without a MESSAGES_SNAPSHOT" in check_snapshot_agrees(_run(result_only))[0].message
+
+
+def test_a_run_that_adds_nothing_owes_no_snapshot() -> None:
+    # The model answered with a blank text: the events add no message, so a client keeping its thread from
+    # snapshots loses nothing without one (the framework's endpoint sends none then).
+    blank = [_event("RUN_STARTED", threadId="t", runId="r1"), _event("RUN_FINISHED", threadId="t", runId="r1")]
+    assert _verdicts(check_snapshot_agrees(_run(blank, decision=None, executed=False))) == ["pass"]
 
 
 @pytest.mark.parametrize("forwarded", [

@@ -77,3 +77,21 @@ def test_a_tool_output_reading_like_the_placeholder_is_an_ordinary_result_for_th
     # A placeholder the caller wrote is still caught when a loop forwards it to the model.
     problems = orphans(history, allow_pauses=False, caller_placeholders={"b1"})
     assert any("pending-approval placeholder" in p for p in problems)
+
+
+def test_a_reused_identical_call_is_judged_by_the_occurrence_its_reasoning_travels_with() -> None:
+    # A later round reuses an earlier round's call id, name and arguments, with reasoning this time: the first
+    # occurrence (no reasoning) is not the one the reasoning belongs to. A loop that dropped it still fails.
+    from harness.checks.invariants import _reasoning_problem  # pyright: ignore[reportPrivateUsage]
+    from harness.contents import Reasoning, Text
+
+    call = FunctionCall("c1", "lookup", {"x": "a"})
+    thought = Reasoning("why", "sig-1")
+    first = [Message("assistant", (call,)), Message("tool", (FunctionResult("c1", "r"),)),
+             Message("user", (Text("again"),))]
+    kept = [*first, Message("assistant", (thought, call))]
+    dropped = [*first, Message("assistant", (call,))]
+    assert _reasoning_problem(kept, call, (thought,)) is None
+    problem = _reasoning_problem(dropped, call, (thought,))
+    assert problem is not None
+    assert "without its reasoning" in problem

@@ -8,7 +8,8 @@ import asyncio
 from pathlib import Path
 from typing import get_args
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from harness.adapters.reference import adapter as reference_adapter
@@ -93,3 +94,36 @@ def test_features_name_what_a_scenario_exercises() -> None:
     assert {"approval", "approved", "calls-across-messages", "session", "parallel", "multi-turn"} <= features(
         scenario)
     assert "caller-history" not in features(scenario)
+
+
+@pytest.mark.parametrize("feature", ["declaration-only", "input-request", "hosted-call"])
+def test_generator_makes_caller_run_tools_input_requests_and_hosted_calls(feature: str) -> None:
+    # Each kind is generated, round-trips through YAML, and the reference loop passes every oracle on it.
+    spec = find(conversations(reference_adapter().capabilities),
+                lambda s: feature in features(load_generated(s, Path("generated.yaml"))),
+                settings=settings(max_examples=500, deadline=None, database=None, derandomize=True,
+                                  suppress_health_check=SLOW_EXAMPLES))
+    loaded = load_generated(spec, Path("generated.yaml"))
+    assert loaded.spec == spec
+    assert asyncio.run(Judge().findings(loaded, reference_adapter())) == []
+
+
+def test_features_name_caller_run_tools_input_requests_and_hosted_calls() -> None:
+    assert "declaration-only" in features(load_scenario(BUNDLED / "normal" / "declaration-only.yaml"))
+    assert "input-request" in features(load_scenario(BUNDLED / "approval" / "user-input.yaml"))
+    hosted = load_scenario(BUNDLED / "limits" / "post-limit-hosted-pair.yaml")
+    assert "hosted-call" in features(hosted)
+    assert "parallel" not in features(hosted)  # the hosted call is the service's, not a local batch's
+
+
+def test_a_parsed_argument_fragment_after_a_blank_start_continues_the_call() -> None:
+    # A fragment's complete JSON text may reach the caller already parsed; after a fragment with the id, the name
+    # and no argument text, it is the call's whole arguments (a stream split the fuzzer found).
+    from harness.contents import fold_updates
+
+    split = [Update("assistant", (FunctionCall("c1", "book", {}),), "m"),
+             Update("assistant", (FunctionCall("c1", "", {"room": "4"}),), "m")]
+    assert fold_updates(split).messages[0].contents == (FunctionCall("c1", "book", {"room": "4"}),)
+    two = [Update("assistant", (FunctionCall("c1", "book", {"room": "4"}),), "m"),
+           Update("assistant", (FunctionCall("c1", "", {"room": "5"}),), "m")]
+    assert len(fold_updates(two).messages[0].contents) == 2  # two complete argument sets are never merged

@@ -8,9 +8,10 @@ in-process implementations are judged exactly as before.
 * `result-events-once` — each call executed in the turn has exactly one TOOL_CALL_RESULT event (none while it
   waits for the caller's input, as an approval-time follow-up does); no call has two; a call the caller rejected
   has none (the spec carries the rejection's result in the messages snapshot only);
-* `snapshot-agrees` — a finished run sends a MESSAGES_SNAPSHOT, and what it adds to the request's messages is
-  what the run's events fold to, besides the results of calls rejected in the turn; a result keeps the message id
-  it streamed under (clients merge the snapshot into what they streamed by message id);
+* `snapshot-agrees` — a finished run that added anything to the thread (or rejected a call) sends a
+  MESSAGES_SNAPSHOT, and what it adds to the request's messages is what the run's events fold to, besides the
+  results of calls rejected in the turn; a result keeps the message id it streamed under (clients merge the
+  snapshot into what they streamed by message id);
 * `no-approval-controls-to-model` — nothing of the approval protocol reaches the chat client: no local approval
   request or response, no `confirm_changes` control call or its result, and no result named after an approval
   (interrupt) id. Hosted approvals (`server_label` set) are the provider's and pass through.
@@ -157,12 +158,14 @@ def snapshot_problem(exchange: TransportExchange, rejected: set[str]) -> str | N
     if not any(e.type == "RUN_FINISHED" for e in events):
         return None  # a failed run owes no snapshot
     messages = snapshot(events)
-    if messages is None:
-        return "the run finished without a MESSAGES_SNAPSHOT event"
     sent = {text(m.get("id")) for m in sent_messages(exchange.request)}
+    folded = [m for m in fold(events) if text(m.get("id")) not in sent]
+    if messages is None:
+        # A run whose events add nothing to the thread (the model's answer was a blank text) leaves a client that
+        # keeps its thread from snapshots nothing to lose: the snapshot is owed for what the run added.
+        return "the run finished without a MESSAGES_SNAPSHOT event" if folded or rejected else None
     added = [m for m in messages if text(m.get("id")) not in sent
              and not (text(m.get("role")) == "tool" and text(m.get("toolCallId")) in rejected)]
-    folded = [m for m in fold(events) if text(m.get("id")) not in sent]
     if comparable(added) != comparable(folded):
         return (f"the snapshot adds {comparable(added)} to the request's messages, but the events fold to "
                 f"{comparable(folded)}")

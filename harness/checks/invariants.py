@@ -395,22 +395,31 @@ def _reasoning_only(message: Message) -> bool:
 
 
 def _reasoning_problem(seen: Sequence[Message], call: FunctionCall, items: tuple[Reasoning, ...]) -> str | None:
-    for position, message in enumerate(seen):
-        for index, content in enumerate(message.contents):
-            if isinstance(content, FunctionCall) and _same_call(content, call):
-                previous = seen[position - 1] if position else None
-                before = [*(previous.contents if previous is not None and _reasoning_only(previous) else ()),
-                          *(c for c in message.contents[:index] if isinstance(c, Reasoning))]
-                before = [c for c in before if isinstance(c, Reasoning)]
-                missing = [item for item in items if item not in before]
-                if missing:
-                    return (f"call '{call.call_id}' arrives without its reasoning item(s) "
-                            f"{', '.join(_describe_reasoning(m) for m in missing)} before it")
-                order = [before.index(item) for item in items]
-                if order != sorted(order):
-                    return f"the reasoning items of call '{call.call_id}' arrive in another order"
-                return None
-    return None  # the call is not in this conversation (yet, or no longer): nothing to carry
+    # The same call (id, name and arguments) may occur more than once, a round reusing an earlier round's id: its
+    # reasoning travels with one of them, so the call is judged by the occurrence that carries it best.
+    problems = [_occurrence_problem(seen, position, index, call, items)
+                for position, message in enumerate(seen) for index, content in enumerate(message.contents)
+                if isinstance(content, FunctionCall) and _same_call(content, call)]
+    if not problems or None in problems:
+        return None  # (no occurrence: the call is not in this conversation, yet or any longer: nothing to carry)
+    return problems[0]
+
+
+def _occurrence_problem(seen: Sequence[Message], position: int, index: int, call: FunctionCall,
+                        items: tuple[Reasoning, ...]) -> str | None:
+    message = seen[position]
+    previous = seen[position - 1] if position else None
+    before = [*(previous.contents if previous is not None and _reasoning_only(previous) else ()),
+              *(c for c in message.contents[:index] if isinstance(c, Reasoning))]
+    before = [c for c in before if isinstance(c, Reasoning)]
+    missing = [item for item in items if item not in before]
+    if missing:
+        return (f"call '{call.call_id}' arrives without its reasoning item(s) "
+                f"{', '.join(_describe_reasoning(m) for m in missing)} before it")
+    order = [before.index(item) for item in items]
+    if order != sorted(order):
+        return f"the reasoning items of call '{call.call_id}' arrive in another order"
+    return None
 
 
 def _same_call(content: FunctionCall, call: FunctionCall) -> bool:

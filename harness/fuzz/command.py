@@ -38,6 +38,8 @@ def add_fuzz_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
                              help="how long to search: short (the test suite's) or long (default: short)")
     fuzz_parser.add_argument("--max-examples", type=_positive, metavar="N",
                              help="examples per search, overriding the profile's")
+    fuzz_parser.add_argument("--max-findings", type=_positive, metavar="N",
+                             help="counterexamples to look for before stopping, overriding the profile's")
     fuzz_parser.add_argument("--seed", type=int, default=0, metavar="S", help="Hypothesis seed (default: 0)")
     fuzz_parser.add_argument("--out", type=Path, default=Path("fuzz-findings"), metavar="DIR",
                              help="folder for the counterexample scenario files (default: fuzz-findings)")
@@ -62,8 +64,8 @@ def fuzz_command(args: argparse.Namespace) -> int:
     judge = Judge(_known(), _allowances(), load_adapter("reference"))  # the differential check's reference
     bundled = [] if args.no_stream_splits else load_many([BUNDLED_SCENARIOS])[0]
     report = fuzz(adapter, judge, max_examples=args.max_examples or profile.max_examples, seed_value=args.seed,
-                  out=args.out, database=args.database, max_findings=profile.max_findings, bundled=bundled,
-                  on_finding=_print_finding)
+                  out=args.out, database=args.database, max_findings=args.max_findings or profile.max_findings,
+                  bundled=bundled, on_finding=_print_finding)
     print(f"{report.implementation}: {report.examples} examples run, {len(report.counterexamples)} "
           f"counterexample(s)" + (f" written to {args.out}/" if report.counterexamples else ""))
     return 1 if report.counterexamples else 0

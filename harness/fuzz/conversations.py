@@ -32,16 +32,31 @@ class FuzzTool:
     raises: str | None  # the exception type it raises, or None: it returns
     approval: bool
     delay: int
+    declaration_only: bool = False  # the caller implements it: a call pauses the turn for the caller's result
+    requests_input: int = 0  # when approved and run, it asks the caller for this many inputs instead of returning
 
     def data(self, number: int) -> dict[str, Any]:
-        behaviour: dict[str, Any] = ({"raise": f"failure {number}", "exception": self.raises} if self.raises
-                                     else {"return": f"result {number}"})
+        data: dict[str, Any] = {"name": self.name, "parameters": _PARAMETERS}
+        if self.declaration_only:
+            return data | {"declaration_only": True}
+        behaviour: dict[str, Any]
+        if self.requests_input:
+            behaviour = {"request_input": [{"question": f"input {number}.{n + 1}"} for n in range(self.requests_input)]}
+        elif self.raises:
+            behaviour = {"raise": f"failure {number}", "exception": self.raises}
+        else:
+            behaviour = {"return": f"result {number}"}
         if self.delay:
             behaviour["delay"] = self.delay
-        data: dict[str, Any] = {"name": self.name, "parameters": _PARAMETERS, "behaviour": [behaviour]}
+        data["behaviour"] = [behaviour]
         if self.approval:
             data["approval"] = "required"
         return data
+
+    @property
+    def pauses(self) -> bool:
+        """A call of this tool ends the turn before the loop's next model call (approval or the caller's result)."""
+        return self.approval or self.declaration_only
 
 
 @dataclass
@@ -78,8 +93,10 @@ class _Script:
     config: dict[str, Any]
     session: bool
     reasoning: bool
+    hosted: bool = False  # the model may return calls a hosted service ran, with their results
     turns: list[dict[str, Any]] = field(default_factory=lambda: [])
     calls_made: int = 0
+    awaiting_input: bool = False  # an approved tool asked the caller for input: the conversation ends there
 
     def budget(self) -> _TurnBudget:
         return _TurnBudget(self.config.get("max_iterations"), self.config.get("max_function_calls"),
@@ -88,26 +105,43 @@ class _Script:
 
 @st.composite
 def conversations(draw: st.DrawFn, capabilities: Collection[str] = ()) -> ScenarioSpec:
-    """A valid scenario within `capabilities` (approvals, sessions and reasoning only where the loop has them)."""
+    """A valid scenario within `capabilities` (approvals, sessions, reasoning, declaration-only tools, input
+    requests and hosted calls only where the loop has them)."""
     approvals = "approval" in capabilities and draw(st.booleans())
-    tools = draw(_tools(approvals))
+    tools = draw(_tools(approvals, declarations="declaration-only" in capabilities,
+                        input_requests=approvals and "user-input" in capabilities))
     config: dict[str, Any] = {} if approvals else draw(_limits())
     session = "sessions" in capabilities and draw(st.booleans())
-    script = _Script(tools, config, session, "reasoning" in capabilities and draw(st.booleans()))
+    hosted = {"hosted-tools", "informational-only"} <= set(capabilities) and draw(st.booleans())
+    script = _Script(tools, config, session, "reasoning" in capabilities and draw(st.booleans()), hosted)
     for number in range(draw(st.integers(1, 3))):
+        if script.awaiting_input:
+            break  # the caller has no way to answer an input request in a scenario: nothing may follow it
         text = draw(_SHORT_TEXT)
         history = [] if session or number == 0 else [{"history": "previous"}]
         pending = _play_turn(draw, script, [*history, {"user": f"request {number + 1}: {text}"}])
         while pending:
+            replay = [] if session else [{"history": "previous"}]
+            if any(tool.declaration_only for _, tool in pending):
+                # The caller runs its own tool and answers with the result, as a host implementing it would.
+                results = [{"function_result": {"call_id": call_id, "result": f"caller result {call_id}"}}
+                           for call_id, _ in pending]
+                pending = _play_turn(draw, script, [*replay, {"message": {"role": "tool", "contents": results}}])
+                continue
             decisions = {call_id: draw(st.sampled_from(["approve", "reject"])) for call_id, tool in pending
                          if tool.approval}
-            replay = [] if session else [{"history": "previous"}]
             pending = _play_turn(draw, script, [*replay, {"approvals": decisions}], held=(pending, decisions))
     requires = ["approval"] if approvals else []
     if session:
         requires.append("sessions")
-    if any("reasoning" in c for turn in script.turns for step in turn["model"] for c in _step_contents(step)):
+    if any("reasoning" in c for turn in script.turns for step in turn.get("model", []) for c in _step_contents(step)):
         requires.append("reasoning")
+    if any(tool.declaration_only for tool in tools):
+        requires.append("declaration-only")
+    if any(tool.requests_input for tool in tools):
+        requires.append("user-input")
+    if any(_is_hosted(c) for turn in script.turns for step in turn.get("model", []) for c in _step_contents(step)):
+        requires.extend(["hosted-tools", "informational-only"])
     data: dict[str, Any] = {
         "id": "fuzz.generated",
         "title": "A generated conversation",
@@ -124,14 +158,20 @@ def conversations(draw: st.DrawFn, capabilities: Collection[str] = ()) -> Scenar
     return ScenarioSpec.model_validate(data)
 
 
-def _tools(approvals: bool) -> st.SearchStrategy[list[FuzzTool]]:
+def _tools(approvals: bool, *, declarations: bool, input_requests: bool) -> st.SearchStrategy[list[FuzzTool]]:
     one = st.builds(FuzzTool, name=st.just(""), raises=st.none() | st.sampled_from(_EXCEPTIONS),
-                    approval=st.booleans() if approvals else st.just(False), delay=st.integers(0, 3))
+                    approval=st.booleans() if approvals else st.just(False), delay=st.integers(0, 3),
+                    declaration_only=st.booleans() if declarations else st.just(False),
+                    requests_input=st.integers(0, 2) if input_requests else st.just(0))
 
     def named(tools: list[FuzzTool]) -> list[FuzzTool]:
-        # An approval-required tool only returns: an error cap reached across a pause would make the script
-        # depend on how a loop carries its error count into the resumed turn, which the spec leaves open.
-        return [FuzzTool(f"tool_{n + 1}", None if t.approval else t.raises, t.approval, t.delay)
+        # An approval-required tool only returns (or asks for input): an error cap reached across a pause would
+        # make the script depend on how a loop carries its error count into the resumed turn, which the spec
+        # leaves open. Input requests are the spec's for approved tools only (row "Approval-time user input").
+        # A declaration-only tool has no behaviour, and needs no approval: the caller runs it.
+        return [FuzzTool(f"tool_{n + 1}", None if t.approval or t.declaration_only else t.raises,
+                         t.approval and not t.declaration_only, 0 if t.declaration_only else t.delay,
+                         t.declaration_only, t.requests_input if t.approval and not t.declaration_only else 0)
                 for n, t in enumerate(tools)]
 
     return st.lists(one, min_size=1, max_size=3).map(named)
@@ -150,16 +190,22 @@ Batch = list[tuple[str, FuzzTool]]
 
 def _play_turn(draw: st.DrawFn, script: _Script, inputs: list[dict[str, Any]],
                held: tuple[Batch, dict[str, str]] | None = None) -> Batch:
-    """Script one caller turn: tool-calling rounds until the model answers, a limit forces it, or a call needs
-    approval. Returns the batch that waits for the caller's decisions (empty when the turn ended otherwise)."""
+    """Script one caller turn: tool-calling rounds until the model answers, a limit forces it, or a call pauses
+    the turn (it needs approval, or the caller implements it). Returns the batch that waits for the caller
+    (empty when the turn ended otherwise)."""
     budget = script.budget()
     if held is not None:
         # The held batch runs before the first model call of this turn: its safe calls, and the approved ones
-        # (which only return); rejected calls get a rejection, which spends nothing.
+        # (which only return or ask for input); rejected calls get a rejection, which spends nothing.
         batch, decisions = held
         ran = [tool for call_id, tool in batch if not tool.approval or decisions.get(call_id) == "approve"]
         budget.function_calls += len(ran)
         budget.errors_in_row = 1 if any(tool.raises for tool in ran) else 0
+        if any(tool.requests_input for tool in ran):
+            # The turn returns the input requests without calling the model (row "Approval-time user input").
+            script.awaiting_input = True
+            script.turns.append({"input": inputs})
+            return []
     steps: list[dict[str, Any]] = []
     pending: Batch = []
     for _ in range(draw(st.integers(0, MAX_ROUNDS))):
@@ -167,7 +213,7 @@ def _play_turn(draw: st.DrawFn, script: _Script, inputs: list[dict[str, Any]],
             break
         step, calls = _calls_step(draw, script)
         steps.append(step)
-        if any(tool.approval for _, tool in calls):
+        if any(tool.pauses for _, tool in calls):
             pending = calls
             break
         budget.spend(len(calls), any(tool.raises for _, tool in calls))
@@ -180,6 +226,10 @@ def _play_turn(draw: st.DrawFn, script: _Script, inputs: list[dict[str, Any]],
 def _calls_step(draw: st.DrawFn, script: _Script) -> tuple[dict[str, Any], list[tuple[str, FuzzTool]]]:
     """One response with one or more calls, maybe after reasoning, maybe across two assistant messages."""
     chosen = draw(st.lists(st.sampled_from(script.tools), min_size=1, max_size=3))
+    if any(tool.declaration_only for tool in chosen):
+        # A caller answers a declaration-only call with its result; what a loop does with the other calls of
+        # such a batch (run them now, or hold them) the spec leaves open, so the batch holds only such calls.
+        chosen = [tool for tool in chosen if tool.declaration_only]
     calls: list[tuple[str, FuzzTool]] = []
     contents: list[dict[str, Any]] = []
     used: set[str] = set()
@@ -201,13 +251,14 @@ def _call_id(draw: st.DrawFn, script: _Script, tool: FuzzTool, used: set[str]) -
     """A fresh call id, or (for a tool needing no approval) one an earlier round already used and completed."""
     script.calls_made += 1
     fresh = f"c{script.calls_made}"
-    if tool.approval:
-        return fresh  # decisions name their call by id: it must stay unambiguous
+    if tool.pauses:
+        return fresh  # decisions and caller results name their call by id: it must stay unambiguous
     # Calls a provider returned despite tool_choice none never ran: reusing their ids is another story.
-    earlier = sorted({c["function_call"]["call_id"] for turn in script.turns for step in turn["model"]
+    # Nor do a hosted service's calls share ids with local ones: they are the service's.
+    earlier = sorted({c["function_call"]["call_id"] for turn in script.turns for step in turn.get("model", [])
                       if not step.get("ignores_tool_choice")
-                      for c in _step_contents(step) if "function_call" in c} - used)
-    gated = {t.name for t in script.tools if t.approval}
+                      for c in _step_contents(step) if "function_call" in c and not _is_hosted(c)} - used)
+    gated = {t.name for t in script.tools if t.pauses}
     earlier = [call_id for call_id in earlier if not _names_gated(script, call_id, gated)]
     if earlier and draw(st.booleans()):
         return draw(st.sampled_from(earlier))
@@ -216,7 +267,7 @@ def _call_id(draw: st.DrawFn, script: _Script, tool: FuzzTool, used: set[str]) -
 
 def _names_gated(script: _Script, call_id: str, gated: set[str]) -> bool:
     return any(c["function_call"]["call_id"] == call_id and c["function_call"]["name"] in gated
-               for turn in script.turns for step in turn["model"] for c in _step_contents(step)
+               for turn in script.turns for step in turn.get("model", []) for c in _step_contents(step)
                if "function_call" in c)
 
 
@@ -226,13 +277,31 @@ def _step_contents(step: dict[str, Any]) -> list[dict[str, Any]]:
     return list(step.get("contents", []))
 
 
+def _is_hosted(content: dict[str, Any]) -> bool:
+    return "function_call" in content and bool(content["function_call"].get("informational_only"))
+
+
 def _final_step(draw: st.DrawFn, script: _Script, *, limited: bool) -> dict[str, Any]:
-    """The model's answer: text (possibly blank), or, when a limit disabled tools, maybe calls anyway (a provider
-    fault the loop must survive: it neither runs nor shows them)."""
-    if limited and draw(st.booleans()):
-        tool = draw(st.sampled_from(script.tools))
+    """The model's answer: text (possibly blank), maybe after a call a hosted service ran and its result; or, when
+    a limit disabled tools, maybe local calls anyway (a provider fault the loop must survive: it neither runs nor
+    shows them)."""
+    local = [tool for tool in script.tools if not tool.declaration_only]
+    if limited and local and draw(st.booleans()):
+        tool = draw(st.sampled_from(local))
         script.calls_made += 1
         call = {"call_id": f"c{script.calls_made}", "name": tool.name, "arguments": {"x": draw(_SHORT_TEXT)}}
         return {"ignores_tool_choice": True, "contents": [{"function_call": call}]}
-    text = draw(st.just("") | _SHORT_TEXT)
-    return {"contents": [{"text": text}]}
+    contents: list[dict[str, Any]] = []
+    if script.hosted and draw(st.booleans()):
+        # A provider-executed call and its result stay visible, and never run locally (row "Provider tool content
+        # after an active limit" keeps them after a limit too); its name is no local tool's.
+        script.calls_made += 1
+        call_id = f"h{script.calls_made}"
+        contents += [{"function_call": {"call_id": call_id, "name": "web_search", "arguments": {"x": draw(_SHORT_TEXT)},
+                                        "server_label": "web", "informational_only": True}},
+                     {"function_result": {"call_id": call_id, "result": f"hosted result {call_id}"}}]
+    contents.append({"text": draw(st.just("") | _SHORT_TEXT)})
+    step: dict[str, Any] = {"contents": contents}
+    if limited and len(contents) > 1:
+        step["ignores_tool_choice"] = True  # the service ran its own tool although tools were disabled
+    return step

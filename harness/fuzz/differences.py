@@ -20,13 +20,22 @@ Item = tuple[str, dict[str, Any]]  # (role, content form) of one caller-visible 
 
 
 @dataclass(frozen=True)
+class Known:
+    """What the scenario itself tells about a turn's contents."""
+
+    scripted: set[str]  # texts the script put in the model's mouth, and the tools' return values (as JSON)
+    rejected: frozenset[str] = frozenset()  # call ids the caller rejected
+
+
+@dataclass(frozen=True)
 class Difference:
     name: str
     why: str
-    rewrite: Callable[[list[Item], set[str]], list[Item]]  # items, texts the script put in the model's mouth
+    rewrite: Callable[[list[Item], Known], list[Item]]
 
 
-def _loop_wording(items: list[Item], scripted: set[str]) -> list[Item]:
+def _loop_wording(items: list[Item], known: Known) -> list[Item]:
+    scripted = known.scripted
     rewritten: list[Item] = []
     for role, content in items:
         result = content.get("function_result")
@@ -40,15 +49,15 @@ def _loop_wording(items: list[Item], scripted: set[str]) -> list[Item]:
     return rewritten
 
 
-def _request_ids(items: list[Item], scripted: set[str]) -> list[Item]:
-    del scripted
+def _request_ids(items: list[Item], known: Known) -> list[Item]:
+    del known
     return [(role, {kind: {k: v for k, v in body.items() if k != "id"}}) if kind in ("approval_request",
                                                                                    "user_input_request")
             else (role, {kind: body}) for role, content in items for kind, body in content.items()]
 
 
-def _input_request_call(items: list[Item], scripted: set[str]) -> list[Item]:
-    del scripted
+def _input_request_call(items: list[Item], known: Known) -> list[Item]:
+    del known
     rewritten: list[Item] = []
     for role, content in items:
         request: object = content.get("user_input_request")
@@ -60,15 +69,42 @@ def _input_request_call(items: list[Item], scripted: set[str]) -> list[Item]:
     return rewritten
 
 
-def _usage(items: list[Item], scripted: set[str]) -> list[Item]:
-    del scripted
+def _usage(items: list[Item], known: Known) -> list[Item]:
+    del known
     return [(role, content) for role, content in items if "usage" not in content]
 
 
-def _blank_text(items: list[Item], scripted: set[str]) -> list[Item]:
-    del scripted
+def _blank_text(items: list[Item], known: Known) -> list[Item]:
+    del known
     return [(role, content) for role, content in items
             if not (isinstance(content.get("text"), str) and not content["text"].strip())]
+
+
+def _rejection_flag(items: list[Item], known: Known) -> list[Item]:
+    rewritten: list[Item] = []
+    for role, content in items:
+        result = content.get("function_result")
+        if result is not None and result.get("call_id") in known.rejected:
+            rewritten.append((role, {"function_result": {k: v for k, v in result.items() if k != "error"}}))
+        else:
+            rewritten.append((role, content))
+    return rewritten
+
+
+def _requests_after_results(items: list[Item], known: Known) -> list[Item]:
+    del known
+    # Within a run of results and input requests (a resumed batch's output), requests go after the results.
+    rewritten: list[Item] = []
+    held: list[Item] = []
+    for role, content in items:
+        if "user_input_request" in content:
+            held.append((role, content))
+        elif "function_result" in content:
+            rewritten.append((role, content))
+        else:
+            rewritten += held + [(role, content)]
+            held = []
+    return rewritten + held
 
 
 DIFFERENCES: tuple[Difference, ...] = (
@@ -76,7 +112,7 @@ DIFFERENCES: tuple[Difference, ...] = (
                "Results of one batch may come in one tool message or one each, and a response's contents in one "
                "assistant message or several: the spec fixes the order of contents, not how messages group them. "
                "(Applied by comparing contents in order, without message boundaries.)",
-               lambda items, scripted: items),
+               lambda items, known: items),
     Difference("loop-wording",
                "Text the loop writes itself (the result of a failed or rejected call, the fallback answer after a "
                "limit) is the loop's own wording; only its presence, place, call id and error flag are compared.",
@@ -86,10 +122,22 @@ DIFFERENCES: tuple[Difference, ...] = (
                _request_ids),
     Difference("input-request-call",
                "An input request names its call by call id; repeating the call's name and arguments inside it is "
-               "required only of a declaration-only call's finalised request (row \"Declaration-only call\"), which "
-               "the generator does not make: a resumed stream may carry the call id alone.",
+               "required only of a declaration-only call's finalised request (row \"Declaration-only call\"), "
+               "which the bundled scenario normal.declaration-only checks; an approved tool's requests on a "
+               "resumed stream may carry the call id alone. The call itself, with its name and arguments, stays "
+               "compared where the caller sees it.",
                _input_request_call),
     Difference("usage", "Token usage contents are the loop's bookkeeping, not conversation.", _usage),
+    Difference("rejection-error-flag",
+               "A rejected call gets one synthetic result under its call id (rows \"Rejection call id\", \"Mixed "
+               "approved/rejected batch\"); whether the loop flags that result as an error the spec leaves open.",
+               _rejection_flag),
+    Difference("input-requests-among-results",
+               "When a resumed batch both finishes calls (results, rejections) and has an approved tool ask for "
+               "input, the spec fixes the roles (row \"Mixed terminal result and follow-up input\": results stay "
+               "tool-role, requests are the assistant's) and the results' model order, not where the requests sit "
+               "among the results: requests are compared after them.",
+               _requests_after_results),
     Difference("blank-text",
                "A blank answer (the model's empty or whitespace-only text) may be shown as it came or not at all: "
                "the spec asks for fallback content beside it after a limit, which loop-wording already compares.",
@@ -98,18 +146,18 @@ DIFFERENCES: tuple[Difference, ...] = (
                "Calls of one batch run concurrently: the order in which their executions start is the loop's "
                "scheduling (results keep the model's order, which parallel-order checks). Executions are compared "
                "per turn as a multiset. (Applied in `execution_summary`.)",
-               lambda items, scripted: items),
+               lambda items, known: items),
 )
 
 
-def normalised_items(transcript: Sequence[dict[str, Any]], scripted: set[str]) -> list[list[Item]]:
+def normalised_items(transcript: Sequence[dict[str, Any]], known: Known) -> list[list[Item]]:
     """Per turn, the caller-visible contents in order, rewritten by every accepted difference."""
     turns: list[list[Item]] = []
     for turn in transcript:
         items: list[Item] = [(message["role"], content) for message in turn["response"]
                              for content in message["contents"]]
         for difference in DIFFERENCES:
-            items = difference.rewrite(items, scripted)
+            items = difference.rewrite(items, known)
         turns.append(items)
     return turns
 

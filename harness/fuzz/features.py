@@ -12,7 +12,8 @@ Feature = Literal[
     "approval", "approved", "rejected", "session", "caller-history", "raise", "raise-key-error",
     "raise-timeout-error", "delay", "parallel", "calls-across-messages", "reused-id", "reasoning",
     "ignores-tool-choice", "max-iterations", "max-function-calls", "max-consecutive-errors", "blank-answer",
-    "multi-turn", "mixed-batch", "decided",
+    "multi-turn", "mixed-batch", "decided", "declaration-only", "input-request", "hosted-call",
+    "approved-together", "mixed-decision",
 ]
 FEATURES: tuple[str, ...] = get_args(Feature)
 
@@ -25,11 +26,14 @@ def features(scenario: Scenario) -> frozenset[str]:
         found.add("multi-turn")
     for tool in scenario.tools:
         found.update({"approval"} if tool.approval_required else set[str]())
+        found.update({"declaration-only"} if tool.declaration_only else set[str]())
         for behaviour in tool.behaviours:
             if behaviour.kind == "raise":
                 found.add("raise")
                 found.update({"KeyError": {"raise-key-error"}, "TimeoutError": {"raise-timeout-error"}}.get(
                     behaviour.exception or "", set[str]()))
+            if behaviour.kind == "request_input":
+                found.add("input-request")
             if behaviour.delay:
                 found.add("delay")
     for setting in ("max_iterations", "max_function_calls", "max_consecutive_errors"):
@@ -38,9 +42,16 @@ def features(scenario: Scenario) -> frozenset[str]:
     seen_ids: set[str] = set()
     gated = {tool.name for tool in scenario.tools if tool.approval_required}
     for turn in spec.turns:
+        approved = rejected = 0
         for item in turn.input if not isinstance(turn.input, str) else []:
             for decision in (item.approvals or {}).values():
                 found.update({"decided", "rejected" if decision == "reject" else "approved"})
+                approved += decision != "reject"
+                rejected += decision == "reject"
+        if approved > 1:
+            found.add("approved-together")  # one turn approves several calls at once
+        if approved and rejected:
+            found.add("mixed-decision")  # one turn approves some calls and rejects others
         for step in turn.model:
             found.update(_step_features(step, seen_ids, gated))
     return frozenset(found)
@@ -53,7 +64,10 @@ def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> 
     if step.messages is not None and len(step.messages) > 1:
         found.add("calls-across-messages")
     contents: list[ContentSpec] = step.contents or [c for m in step.messages or [] for c in m.contents]
-    calls = [c.function_call for c in contents if c.function_call is not None]
+    if any(c.function_call is not None and c.function_call.informational_only for c in contents):
+        found.add("hosted-call")  # a call a hosted service ran, returned beside its result
+    calls = [c.function_call for c in contents
+             if c.function_call is not None and not c.function_call.informational_only]
     if len(calls) > 1:
         found.add("parallel")
     if len({str(call.name) in gated for call in calls}) == 2:

@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.contract import LoopAdapter, Mode
 from harness.fuzz.allowances import Allowance, allowed
-from harness.fuzz.differences import execution_summary, normalised_items
+from harness.fuzz.differences import Known, execution_summary, normalised_items
 from harness.fuzz.yaml_form import scenario_yaml
 from harness.reporting.baseline import KnownFailure, apply_baseline
 from harness.results import ScenarioResult
@@ -101,8 +101,9 @@ def disagreement(scenario: Scenario, expected: Observed, actual: Observed) -> st
     ran, reference_ran = execution_summary(actual.executions), execution_summary(expected.executions)
     if ran != reference_ran:
         return f"executions {_short(ran)} differ from the reference loop's {_short(reference_ran)}"
-    mine = normalised_items(actual.result.transcript, scripted)
-    theirs = normalised_items(expected.result.transcript, scripted)
+    known = Known(scripted, rejected_calls(scenario))
+    mine = normalised_items(actual.result.transcript, known)
+    theirs = normalised_items(expected.result.transcript, known)
     for turn, (got, want) in enumerate(zip(mine, theirs, strict=False), 1):
         if got != want:
             return (f"turn {turn}: the caller sees {_short([c for _, c in got])}, the reference loop shows "
@@ -110,6 +111,13 @@ def disagreement(scenario: Scenario, expected: Observed, actual: Observed) -> st
     if len(mine) != len(theirs):
         return f"{len(mine)} turn(s) ran, the reference loop ran {len(theirs)}"
     return None
+
+
+def rejected_calls(scenario: Scenario) -> frozenset[str]:
+    """The call ids the caller's decisions reject, in any turn."""
+    return frozenset(call_id for turn in scenario.spec.turns if not isinstance(turn.input, str)
+                     for item in turn.input for call_id, decision in (item.approvals or {}).items()
+                     if decision == "reject")
 
 
 def scripted_texts(scenario: Scenario) -> set[str]:

@@ -22,6 +22,7 @@ from harness.adapters.agent_framework.convert import (
     StreamedSoFar,
     message_from_framework,
     messages_from_framework,
+    pauses_after_batch,
     response_from_framework,
     to_framework,
     update_from_framework,
@@ -200,8 +201,14 @@ class AgentFrameworkConversation:
         return FwMessage(message.role, contents)
 
     def _remember(self, messages: Sequence[FwMessage]) -> None:
-        for message in messages:
-            self._originals[_key(self.scripted.message(message_from_framework(message)))] = message
+        own = [message_from_framework(message) for message in messages]
+        # The caller sees the pauses of a batch's declaration-only calls after its last call, maybe in another
+        # message than the flagged call (`pauses_after_batch`): both forms name the framework's message.
+        shown = pauses_after_batch(own)
+        pairs = [*zip(own, messages, strict=True), *(zip(shown, messages, strict=True) if len(shown) == len(own)
+                                                      else ())]
+        for neutral, message in pairs:
+            self._originals[_key(self.scripted.message(neutral))] = message
             for content in message.contents:
                 if content.type == "function_approval_request" and content.id is not None:
                     self._requests[str(content.id)] = content

@@ -248,16 +248,62 @@ def contents_from_framework(contents: Iterable[Any]) -> tuple[Content, ...]:
     return tuple(neutral for content in contents for neutral in from_framework(content))
 
 
+def _is_declared_pause(content: Content) -> bool:
+    # A declaration-only call's pause carries the named call; an approved tool's request for input names no tool.
+    return isinstance(content, UserInputRequest) and content.function_call is not None and bool(
+        content.function_call.name)
+
+
+def pauses_after_batch(messages: Sequence[Message]) -> tuple[Message, ...]:
+    """The pauses of flagged declaration-only calls after the batch of calls they are part of.
+
+    The framework has no separate request content: it flags the call itself. Its stream sends the model's calls
+    (in one assistant message or several), then the flagged copies after the whole batch, so a caller folding the
+    stream sees the batch's calls, then its requests. Rendering each flagged call of a final response as
+    call-then-pause instead would interleave them and make the two modes disagree over an order the framework
+    never expressed. The pauses therefore follow the batch's last call, in the assistant message holding it.
+    """
+    out: list[Message] = []
+    held: list[Content] = []
+
+    def flush_into_last() -> None:
+        nonlocal held
+        if held and out:
+            out[-1] = Message(out[-1].role, (*out[-1].contents, *held))
+            held = []
+
+    for message in messages:
+        if message.role != "assistant":
+            flush_into_last()
+            out.append(message)
+            continue
+        kept: list[Content] = []
+        for content in message.contents:
+            if _is_declared_pause(content):
+                held.append(content)
+                continue
+            if not isinstance(content, FunctionCall):
+                kept.extend(held)
+                held = []
+            kept.append(content)
+        if kept:
+            out.append(Message(message.role, tuple(kept)))
+    if held and not out:
+        return (Message("assistant", tuple(held)),)
+    flush_into_last()
+    return tuple(out)
+
+
 def message_from_framework(message: FwMessage) -> Message:
     return Message(_role(message.role), contents_from_framework(message.contents))
 
 
 def messages_from_framework(messages: Sequence[Any]) -> tuple[Message, ...]:
     """Messages as the model received them; a bare string item (some releases pass those) is a user text."""
-    return tuple(
+    return pauses_after_batch([
         Message("user", (Text(m),)) if isinstance(m, str) else message_from_framework(cast(FwMessage, m))
         for m in messages
-    )
+    ])
 
 
 def response_from_framework(response: Any) -> Response:
