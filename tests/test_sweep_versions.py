@@ -208,3 +208,9 @@ def test_the_matrix_heads_a_companion_implementations_columns_with_both_releases
     table = json.loads((tmp_path / "matrix.json").read_text(encoding="utf-8"))["implementations"]
     assert table["agent_framework_ag_ui"]["companion_releases"] == {"1.13.0": "1.0.1", "1.16.0": "1.2.1"}
     assert "companion_releases" not in table["agent_framework"]
+
+
+def test_environments_used_as_they_are_name_each_implementation_by_this_checkouts_factory() -> None:
+    references = sweep.checkout_adapters()
+    assert references["agent_framework_ag_ui"] == "harness.adapters.agent_framework_ag_ui:adapter"
+    assert set(sweep.FRAMEWORKS["agent-framework-core"].implementations) <= set(references)

@@ -22,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 import venv
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -138,7 +139,10 @@ def run_one(framework: Framework, version: str, envs: Path, out: Path, pairing: 
     fresh = target.with_suffix(".partial") if earlier is not None else target
     target.unlink(missing_ok=True)  # a run that writes nothing must not leave an earlier run's file standing
     chosen_impls = selection.implementations or framework.implementations
-    impls = [arg for name in chosen_impls for arg in ("--impl", name)]
+    # An environment used as it is may hold an older install of the harness whose entry points lack an
+    # implementation this checkout has: name each by this checkout's own `module:factory` then.
+    references = {} if selection.install else checkout_adapters()
+    impls = [arg for name in chosen_impls for arg in ("--impl", references.get(name, name))]
     chosen = [arg for name in selection.providers for arg in ("--provider", name)]
     # This checkout's harness, whatever the environment has installed (an editable install of another checkout).
     child_env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
@@ -170,6 +174,12 @@ def run_one(framework: Framework, version: str, envs: Path, out: Path, pairing: 
     unsupported.write_text(reason + "\n", encoding="utf-8")
     print(f"{framework.package} {version}: UNSUPPORTED, {reason}", file=sys.stderr, flush=True)
     return 1
+
+
+def checkout_adapters() -> dict[str, str]:
+    """The implementations this checkout registers, each with its `module:factory` reference."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return dict(cast(dict[str, str], project["entry-points"]["loop_conformance.adapters"]))
 
 
 def with_unavailable(document: dict[str, Any], framework: Framework, notes: Sequence[str],

@@ -23,7 +23,7 @@ from harness.adapters.agent_framework_ag_ui.limits import UNEXPRESSIBLE
 from harness.adapters.agent_framework_ag_ui.messages import from_agui, from_agui_all, to_agui
 from harness.adapters.agent_framework_ag_ui.sse import read_events
 from harness.adapters.agent_framework_ag_ui.updates import updates_from_messages
-from harness.contents import JSON, ApprovalResponse, Message, Response, Text
+from harness.contents import JSON, ApprovalResponse, FunctionCall, Message, Response, Text, UserInputRequest
 from harness.contract import (
     CallerView,
     Capability,
@@ -35,7 +35,19 @@ from harness.contract import (
     TurnInput,
 )
 from harness.transcript import message_form
-from harness.transport.agui import AgUiMessage, approval_requests, fold, interrupts, sent_messages, snapshot, text
+from harness.transport.agui import (
+    AgUiMessage,
+    approval_requests,
+    fold,
+    input_requests,
+    interrupts,
+    items,
+    mapping,
+    parsed,
+    sent_messages,
+    snapshot,
+    text,
+)
 
 THREAD_ID = "thread-1"
 
@@ -66,6 +78,7 @@ class AgUiConversation:
         self.returned: list[Response] = []
         self._ids = 0
         self.open_interrupts: set[str] = set()  # the interrupts the last run finished with
+        self.interrupt_calls: dict[str, str] = {}  # every interrupt the endpoint issued: the call it holds
 
     def _new_id(self) -> str:
         self._ids += 1
@@ -112,8 +125,15 @@ class AgUiConversation:
             error = RaisedError(type(raised).__name__, str(raised), "loop")
             return CallerView(error=error, inputs_after=turn.messages, earlier_responses_after=earlier)
         exchange = TransportExchange(request, events)
-        self.open_interrupts = {text(i.get("id")) for i in interrupts(events)}
         approvals = approvals_by_call(events)
+        self.interrupt_calls.update({interrupt: call for call, interrupt in approvals.items()})
+        resumed = [text(mapping(r).get("interruptId")) for r in items(request.get("resume"))
+                   if mapping(mapping(r).get("payload")).get("approved") is True]
+        # An approved call whose execution asked for more input goes back to pending under its interrupt (the
+        # endpoint demands a resume entry for it before any other run, though RUN_FINISHED lists no interrupt):
+        # the caller answers the pause by resuming that interrupt once its input is given.
+        held: set[str] = set(resumed) if input_requests(events) else set()
+        self.open_interrupts = {text(i.get("id")) for i in interrupts(events)} | held
         failed = next((e for e in events if e.type == "RUN_ERROR"), None)
         if failed is not None:
             updates = updates_from_messages(from_agui_all(fold(events), approvals))
@@ -122,6 +142,9 @@ class AgUiConversation:
                                 kind)
             return CallerView(updates, None, error, turn.messages, earlier, transport=exchange)
         response = self._response(request, events, approvals)
+        paused = self._input_requests(events, [self.interrupt_calls.get(i, "") for i in resumed])
+        if paused:
+            response = Response((*response.messages, paused))
         # The endpoint has no non-streaming mode (the adapter declares none), so every run is a streamed one.
         updates = updates_from_messages(response.messages)
         self.returned.append(response)
@@ -141,6 +164,20 @@ class AgUiConversation:
             if neutral is not None:
                 self.originals.setdefault(_key(neutral), message)
         return Response(from_agui_all(added, approvals))
+
+    def _input_requests(self, events: Sequence[TransportEvent], resumed_calls: Sequence[str]) -> Message | None:
+        """The run's user-input requests as the caller sees them, in order, in one assistant message. The events
+        name no call; when one approved call of the resume has no result, only it can have paused, so they are its
+        requests (otherwise they name none)."""
+        links = input_requests(events)
+        if not links:
+            return None
+        finished = {text(e.fields.get("toolCallId")) for e in events if e.type == "TOOL_CALL_RESULT"}
+        calls = [c for c in resumed_calls if c and c not in finished]
+        call = FunctionCall(calls[0], "") if len(calls) == 1 else None
+        return Message("assistant", tuple(
+            UserInputRequest(f"input-{index}", call, parsed(link) if link.startswith(("{", "[")) else link)
+            for index, link in enumerate(links, 1)))
 
     async def close(self) -> None:
         await self.http.aclose()
@@ -166,7 +203,7 @@ class AgUiAdapter:
             self.name = name
         capabilities: set[Capability] = {"ag-ui", "approval", "sessions", "signature-tools", "context-providers",
                                          "context-tools",
-                                         "middleware-termination"}
+                                         "middleware-termination", "user-input"}
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
         self.unexpressible = UNEXPRESSIBLE
 
