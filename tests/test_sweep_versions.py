@@ -82,7 +82,7 @@ def test_a_release_whose_adapter_did_not_load_is_told_apart() -> None:
 
 
 def test_results_files_are_ordered_by_release_and_skip_the_index(tmp_path: Path) -> None:
-    for name in ("1.9.0.json", "1.10.0.json", "index.json"):
+    for name in ("1.9.0.json", "1.10.0.json", "index.json", "matrix.json"):
         (tmp_path / name).write_text("{}", encoding="utf-8")
     (tmp_path / "pydantic-ai-slim").mkdir()
     (tmp_path / "pydantic-ai-slim" / "2.60.0.json").write_text("{}", encoding="utf-8")

@@ -283,7 +283,8 @@ def _package_of(result: dict[str, Any]) -> str:
 
 
 def results_files(framework: Framework, out: Path) -> list[Path]:
-    files = [p for p in framework.results_dir(out).glob("*.json") if p.name != "index.json"]
+    # Only a release's file: the index, or a matrix written beside the results, is not one.
+    files = [p for p in framework.results_dir(out).glob("*.json") if p.stem[:1].isdigit()]
     return sorted(files, key=lambda p: release_key(p.stem))
 
 

@@ -84,15 +84,23 @@ class AgUiConversation:
         self._ids += 1
         return f"client-message-{self._ids}"
 
-    def _request_messages(self, messages: str | tuple[Message, ...]) -> list[AgUiMessage]:
+    def _request_messages(self, turn: TurnInput) -> tuple[list[AgUiMessage], list[tuple[int, AgUiMessage]]]:
+        """The run's protocol messages, and the turn's wire-form messages with the index each goes in at (they are
+        put in after the request is validated: they may be malformed on purpose)."""
+        messages = turn.messages
         if isinstance(messages, str):
             written = to_agui(Message("user", (Text(messages),)), self._new_id)
-            return [*self.thread, *written] if self.setup.use_session else written
+            return ([*self.thread, *written] if self.setup.use_session else written), []
         sent: list[AgUiMessage] = list(self.thread) if self.setup.use_session else []
-        for message in messages:
+        places: list[tuple[int, AgUiMessage]] = []
+        waiting = list(turn.transport_messages)
+        for count, message in enumerate(messages):
+            while waiting and waiting[0][0] <= count:
+                places.append((len(sent), dict(waiting.pop(0)[1])))
             original = self.originals.get(_key(message))
             sent.extend([original] if original is not None else to_agui(message, self._new_id))
-        return sent
+        places.extend((len(sent), dict(message)) for _, message in waiting)
+        return sent, places
 
     def _request(self, turn: TurnInput) -> dict[str, JSON]:
         # An AG-UI client answers the interrupts the last run left open; a decision the caller's replayed history
@@ -101,14 +109,21 @@ class AgUiConversation:
             {"interruptId": c.id, "status": "resolved", "payload": {"approved": c.approved}}
             for m in (turn.messages if not isinstance(turn.messages, str) else ())
             for c in m.contents if isinstance(c, ApprovalResponse) and c.id in self.open_interrupts]
+        sent, places = self._request_messages(turn)
         body: dict[str, JSON] = {"threadId": THREAD_ID, "runId": f"run-{turn.index + 1}",
-                                 "messages": cast(JSON, self._request_messages(turn.messages)), "tools": [],
+                                 "messages": cast(JSON, sent), "tools": [],
                                  "context": [], "forwardedProps": cast(JSON, dict(turn.kwargs))}
         if resume:
             body["resume"] = cast(JSON, resume)
-        # Validated with the protocol's own model: a request the protocol refuses is the adapter's bug.
-        return cast(dict[str, JSON], RunAgentInput.model_validate(body).model_dump(
+        # Validated with the protocol's own model: a request the protocol refuses is the adapter's bug. The
+        # scenario's own wire-form messages go after it, unvalidated: they may be malformed on purpose.
+        request = cast(dict[str, JSON], RunAgentInput.model_validate(body).model_dump(
             mode="json", by_alias=True, exclude_none=True))
+        validated = items(request.get("messages"))
+        for shift, (index, message) in enumerate(places):
+            validated.insert(index + shift, cast(JSON, message))
+        request["messages"] = validated
+        return request
 
     async def run_turn(self, turn: TurnInput) -> CallerView:
         earlier = tuple(self.returned)
