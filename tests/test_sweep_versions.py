@@ -214,3 +214,12 @@ def test_environments_used_as_they_are_name_each_implementation_by_this_checkout
     references = sweep.checkout_adapters()
     assert references["agent_framework_ag_ui"] == "harness.adapters.agent_framework_ag_ui:adapter"
     assert set(sweep.FRAMEWORKS["agent-framework-core"].implementations) <= set(references)
+
+
+def test_a_pre_release_comes_before_its_final_release_in_every_range() -> None:
+    from harness.reporting.baseline import in_release_range, release_key
+
+    assert sorted(["1.0.1", "1.0.0", "1.0.0rc9", "1.0.0rc7", "1.0.0b1"], key=release_key) == [
+        "1.0.0b1", "1.0.0rc7", "1.0.0rc9", "1.0.0", "1.0.1"]
+    assert not in_release_range("1.0.0rc9", "1.0.0", None)  # an entry from 1.0.0 does not hold for its candidates
+    assert in_release_range("1.0.0rc9", "1.0.0rc7", "1.0.0")
