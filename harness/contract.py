@@ -301,7 +301,9 @@ class TurnInput:
     caller resuming in another process does (capability ``session-serialization``). `session_changes` replaces
     persisted counters in the saved form first, as a corrupted store would (capability ``persisted-budgets``); its
     keys are ``consecutive_errors`` and ``function_calls``. A restore the loop refuses is reported as the turn's
-    `CallerView.error`, with nothing run.
+    `CallerView.error`, with nothing run. `transport_messages` are messages in the wire form of the transport the
+    implementation is reached through (capability ``ag-ui``: AG-UI message objects), to send exactly as written,
+    malformed parts included, each with its place: after that many of `messages`.
     """
 
     index: int
@@ -309,6 +311,7 @@ class TurnInput:
     kwargs: Mapping[str, JSON] = field(default_factory=lambda: {})
     restore_session: bool = False
     session_changes: Mapping[str, JSON] = field(default_factory=lambda: {})
+    transport_messages: tuple[tuple[int, Mapping[str, JSON]], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -142,6 +142,26 @@ def test_approval_controls_sent_to_the_model_fail(forwarded: Message) -> None:
     assert _verdicts(check_no_approval_controls_to_model(run)) == ["fail"]
 
 
+def _interrupt_named_after_the_call() -> list[TransportEvent]:
+    # Releases of the endpoint before 1.7.0 name an approval's interrupt after the call it holds.
+    return [GOOD[0], _event("CUSTOM", name="function_approval_request",
+                            value={"id": "c1", "function_call": {"call_id": "c1"}}), *GOOD[1:]]
+
+
+def test_a_calls_own_result_passes_where_its_interrupt_has_the_calls_id() -> None:
+    saw = (Message("user", (Text("Delete /tmp/a"),)), Message("assistant", (CALL,)),
+           Message("tool", (FunctionResult("c1", "deleted"),)))
+    assert _verdicts(check_no_approval_controls_to_model(_run(_interrupt_named_after_the_call(),
+                                                              model_saw=saw))) == ["pass"]
+
+
+def test_a_result_for_an_interrupt_no_call_has_fails_even_then() -> None:
+    # The approval's answer sent as a result of its own, without the call it would answer: a forwarded control.
+    saw = (Message("user", (Text("Delete /tmp/a"),)), Message("tool", (FunctionResult("c1", '{"accepted": true}'),)))
+    run = _run(_interrupt_named_after_the_call(), model_saw=saw)
+    assert _verdicts(check_no_approval_controls_to_model(run)) == ["fail"]
+
+
 def test_a_hosted_approval_is_the_providers_and_passes() -> None:
     hosted = FunctionCall("h1", "search", {}, server_label="docs")
     run = _run(GOOD, model_saw=(Message("assistant", (ApprovalRequest("h", hosted),)),))

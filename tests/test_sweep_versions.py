@@ -76,12 +76,13 @@ def test_every_framework_by_default_and_explicit_releases_only_for_one() -> None
 def test_a_release_whose_adapter_did_not_load_is_told_apart() -> None:
     framework = sweep.FRAMEWORKS["agent-framework-core"]
     one = {"results": [{"implementation": "agent_framework"}]}
-    assert sweep.missing_implementations(one, framework) == ["agent_framework_stateless"]
-    assert sweep.missing_implementations({}, framework) == ["agent_framework", "agent_framework_stateless"]
+    assert sweep.missing_implementations(one, framework) == ["agent_framework_stateless", "agent_framework_ag_ui"]
+    assert sweep.missing_implementations({}, framework) == ["agent_framework", "agent_framework_stateless",
+                                                            "agent_framework_ag_ui"]
 
 
 def test_results_files_are_ordered_by_release_and_skip_the_index(tmp_path: Path) -> None:
-    for name in ("1.9.0.json", "1.10.0.json", "index.json"):
+    for name in ("1.9.0.json", "1.10.0.json", "index.json", "matrix.json"):
         (tmp_path / name).write_text("{}", encoding="utf-8")
     (tmp_path / "pydantic-ai-slim").mkdir()
     (tmp_path / "pydantic-ai-slim" / "2.60.0.json").write_text("{}", encoding="utf-8")
@@ -138,6 +139,87 @@ def test_a_run_restricted_to_some_providers_replaces_only_their_results() -> Non
     earlier = {"schema_version": 1, "filtered": False,
                "results": [_run("neutral", "pass"), _run("gemini", "n/a", "not installed")]}
     fresh = {"schema_version": 1, "filtered": True, "results": [_run("gemini", "fail")]}
-    merged = sweep.merge_results(earlier, fresh, ["gemini"])
+    merged = sweep.merge_results(earlier, fresh, sweep.Selection(providers=("gemini",)))
     assert [(r["provider"], r["verdict"]) for r in merged["results"]] == [("neutral", "pass"), ("gemini", "fail")]
     assert merged["filtered"] is False  # every provider is there again
+
+
+def _impl_run(implementation: str, verdict: str, version: str = "1.16.0", mode: str = "streaming",
+              provider: str = "neutral") -> dict[str, object]:
+    return {"scenario": "s", "implementation": implementation, "version": version, "mode": mode,
+            "provider": provider, "verdict": verdict, "reason": "", "spec_rows": ["Single non-streaming call"],
+            "checks": [], "log": []}
+
+
+def test_a_run_restricted_to_some_implementations_replaces_only_their_results() -> None:
+    earlier = {"schema_version": 1, "filtered": False, "release": "1.16.0",
+               "results": [_impl_run("agent_framework", "pass"), _impl_run("agent_framework", "pass",
+                                                                           provider="gemini"),
+                           _impl_run("agent_framework_ag_ui", "fail", "1.2.1")]}
+    fresh = {"schema_version": 1, "filtered": True, "results": [_impl_run("agent_framework_ag_ui", "pass", "1.2.1")]}
+    merged = sweep.merge_results(earlier, fresh, sweep.Selection(implementations=("agent_framework_ag_ui",)))
+    assert [(r["implementation"], r["provider"], r["verdict"]) for r in merged["results"]] == [
+        ("agent_framework", "neutral", "pass"), ("agent_framework", "gemini", "pass"),
+        ("agent_framework_ag_ui", "neutral", "pass")]
+    assert merged["filtered"] is False
+    assert merged["release"] == "1.16.0"
+    both = sweep.Selection(implementations=("agent_framework",), providers=("gemini",))
+    assert [both.covers(r) for r in earlier["results"]] == [False, True, False]
+
+
+def test_impl_option_rejects_an_implementation_the_framework_is_not_driven_by() -> None:
+    with pytest.raises(SystemExit, match="not driven by pydantic_ai"):
+        sweep.main(["--framework", "agent-framework-core", "--impl", "pydantic_ai", "1.16.0"])
+
+
+def test_a_companion_implementation_that_cannot_run_gets_na_runs_saying_why() -> None:
+    framework = sweep.FRAMEWORKS["agent-framework-core"]
+    document = {"results": [_impl_run("agent_framework", "pass", mode=m) for m in ("streaming", "non-streaming")]
+                + [_impl_run("agent_framework", "pass", provider="gemini")]}
+    notes = ["note: agent_framework_ag_ui unavailable: No module named 'agent_framework_ag_ui'"]
+    marked = sweep.with_unavailable(document, framework, notes, {"agent-framework-ag-ui": "1.4.0"}, "1.18.0")
+    added = [r for r in marked["results"] if r["implementation"] == "agent_framework_ag_ui"]
+    assert [(r["mode"], r["provider"], r["verdict"], r["version"]) for r in added] == [
+        ("streaming", "neutral", "n/a", "1.4.0"), ("non-streaming", "neutral", "n/a", "1.4.0")]
+    assert all("agent-framework-ag-ui 1.4.0" in r["reason"] and "No module named" in r["reason"] for r in added)
+    assert sweep.missing_implementations(marked, framework) == ["agent_framework_stateless"]
+    unreleased = sweep.with_unavailable(document, framework, [], {"agent-framework-ag-ui": None}, "1.9.0")
+    assert {r["reason"] for r in unreleased["results"] if r["implementation"] == "agent_framework_ag_ui"} == {
+        "agent-framework-ag-ui not released for this core release"}
+    absent = {"agent-framework-ag-ui": {"version": "1.4.0", "installed": False, "reason": "cannot be installed: x"}}
+    missing = sweep.with_unavailable(document, framework, [], {"agent-framework-ag-ui": "1.4.0"}, "1.18.0", absent)
+    assert {r["reason"] for r in missing["results"] if r["implementation"] == "agent_framework_ag_ui"} == {
+        "agent-framework-ag-ui 1.4.0 (built for agent-framework-core 1.18.0) cannot be installed: x"}
+    # Nothing ran at all: there is nothing to stand in for, and the release stays unsupported.
+    assert sweep.with_unavailable({"results": []}, framework, notes, {}, "1.18.0") == {"results": []}
+
+
+def test_the_matrix_heads_a_companion_implementations_columns_with_both_releases(tmp_path: Path) -> None:
+    for core, agui in (("1.13.0", "1.0.1"), ("1.16.0", "1.2.1")):
+        document = {"schema_version": 1, "filtered": True, "release": core,
+                    "results": [_impl_run("agent_framework", "pass", core), _impl_run("agent_framework_ag_ui",
+                                                                                      "pass", agui)]}
+        (tmp_path / f"{core}.json").write_text(json.dumps(document), encoding="utf-8")
+    sweep.write_index_and_matrix(tmp_path, tmp_path / "matrix.md", tmp_path / "matrix.json")
+    markdown = (tmp_path / "matrix.md").read_text(encoding="utf-8")
+    assert "## agent_framework_ag_ui (agent-framework-core 1.13.0 – 1.16.0, with agent-framework-ag-ui)" in markdown
+    assert "| Section | Spec row | 1.13.0 / ag-ui 1.0.1 | 1.16.0 / ag-ui 1.2.1 |" in markdown
+    assert "| Section | Spec row | 1.13.0 | 1.16.0 |" in markdown  # the core implementation's table as before
+    table = json.loads((tmp_path / "matrix.json").read_text(encoding="utf-8"))["implementations"]
+    assert table["agent_framework_ag_ui"]["companion_releases"] == {"1.13.0": "1.0.1", "1.16.0": "1.2.1"}
+    assert "companion_releases" not in table["agent_framework"]
+
+
+def test_environments_used_as_they_are_name_each_implementation_by_this_checkouts_factory() -> None:
+    references = sweep.checkout_adapters()
+    assert references["agent_framework_ag_ui"] == "harness.adapters.agent_framework_ag_ui:adapter"
+    assert set(sweep.FRAMEWORKS["agent-framework-core"].implementations) <= set(references)
+
+
+def test_a_pre_release_comes_before_its_final_release_in_every_range() -> None:
+    from harness.reporting.baseline import in_release_range, release_key
+
+    assert sorted(["1.0.1", "1.0.0", "1.0.0rc9", "1.0.0rc7", "1.0.0b1"], key=release_key) == [
+        "1.0.0b1", "1.0.0rc7", "1.0.0rc9", "1.0.0", "1.0.1"]
+    assert not in_release_range("1.0.0rc9", "1.0.0", None)  # an entry from 1.0.0 does not hold for its candidates
+    assert in_release_range("1.0.0rc9", "1.0.0rc7", "1.0.0")

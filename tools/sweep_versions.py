@@ -8,15 +8,21 @@ Beside each agent-framework-core release it installs the companion releases buil
 -gemini, -ag-ui, -foundry-hosting; which one goes with which core release is decided in `companion_releases`), so the
 wire providers run on every release, and records them in the results file's `companions`. A provider whose package
 was not released for a core release has its runs' n/a reason say so. `--provider` runs only the providers named and
-merges their results into the release's existing file, leaving the other providers' results as they were.
+merges their results into the release's existing file, leaving the other providers' results as they were; `--impl`
+does the same for implementations. An implementation driven through a companion (`agent_framework_ag_ui`, the loop
+behind agent-framework-ag-ui's endpoint) that cannot run on a release gets n/a runs saying why, so that release
+still counts for the implementations that did run; only a release on which nothing ran is unsupported.
+`--no-install` uses each release's environment as it is (environments someone else prepared and shares).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
+import tomllib
 import venv
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -40,6 +46,8 @@ class Framework:
     newest_patch_only: bool  # one release per minor, its newest patch: for frameworks that release many patches
     folder: str  # under reports/versions/; "" keeps agent-framework-core's files where tests and docs find them
     companions: tuple[str, ...] = ()  # packages released beside it, installed with each release (`companion_releases`)
+    # Implementations whose loop is reached through a companion package, which their results' release is of.
+    companion_implementations: tuple[tuple[str, str], ...] = ()
 
     def results_dir(self, out: Path) -> Path:
         return out / self.folder if self.folder else out
@@ -50,10 +58,13 @@ class Framework:
 
 
 FRAMEWORKS: dict[str, Framework] = {
-    # Both callers: one that passes its session back, and the stateless one that keeps its own history only.
-    "agent-framework-core": Framework("agent-framework-core", ("agent_framework", "agent_framework_stateless"),
+    # Both callers: one that passes its session back, and the stateless one that keeps its own history only; and
+    # the loop as a UI reaches it, behind the AG-UI endpoint of the agent-framework-ag-ui release built for it.
+    "agent-framework-core": Framework("agent-framework-core",
+                                      ("agent_framework", "agent_framework_stateless", "agent_framework_ag_ui"),
                                       "1.10.0", newest_patch_only=False, folder="",
-                                      companions=tuple(companions.COMPANIONS)),
+                                      companions=tuple(companions.COMPANIONS),
+                                      companion_implementations=(("agent_framework_ag_ui", "agent-framework-ag-ui"),)),
     "pydantic-ai-slim": Framework("pydantic-ai-slim", ("pydantic_ai",), "2.60.0", newest_patch_only=False,
                                   folder="pydantic-ai-slim"),
     "openai-agents": Framework("openai-agents", ("openai_agents",), "0.20.0", newest_patch_only=True,
@@ -90,35 +101,67 @@ def missing_implementations(document: dict[str, object], framework: Framework) -
     return [name for name in framework.implementations if name not in present]
 
 
+@dataclass(frozen=True)
+class Selection:
+    """What one sweep runs of each release: every implementation and provider, or only those named (whose results
+    then replace theirs in the release's existing file)."""
+
+    implementations: tuple[str, ...] = ()
+    providers: tuple[str, ...] = ()
+    install: bool = True  # False: use each release's environment as it is
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.implementations or self.providers)
+
+    def covers(self, result: dict[str, Any]) -> bool:
+        """Whether a run of an earlier file is one this selection runs again."""
+        return ((not self.implementations or str(result.get("implementation")) in self.implementations)
+                and (not self.providers or str(result.get("provider") or "neutral") in self.providers))
+
+
 def run_one(framework: Framework, version: str, envs: Path, out: Path, pairing: dict[str, str | None] | None = None,
-            providers: Sequence[str] = ()) -> int:
+            selection: Selection = Selection()) -> int:
     env = framework.env_dir(envs, version)
-    if not (env / "bin" / "python").exists():
-        venv.create(env, with_pip=True)
     python = str(env / "bin" / "python")
-    subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", str(ROOT), f"{framework.package}=={version}"],
-                   check=True)
-    installed = install_companions(python, framework, version, pairing or {})
+    if selection.install:
+        if not (env / "bin" / "python").exists():
+            venv.create(env, with_pip=True)
+        subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", str(ROOT),
+                        f"{framework.package}=={version}"], check=True)
+        installed = install_companions(python, framework, version, pairing or {})
+    else:
+        installed = present_companions(python, framework, pairing or {})
     target = framework.results_dir(out) / f"{version}.json"
     unsupported = target.with_suffix(".unsupported")
     target.parent.mkdir(parents=True, exist_ok=True)
-    earlier = json.loads(target.read_text(encoding="utf-8")) if providers and target.exists() else None
+    earlier = json.loads(target.read_text(encoding="utf-8")) if selection.partial and target.exists() else None
     fresh = target.with_suffix(".partial") if earlier is not None else target
     target.unlink(missing_ok=True)  # a run that writes nothing must not leave an earlier run's file standing
-    impls = [arg for name in framework.implementations for arg in ("--impl", name)]
-    chosen = [arg for name in providers for arg in ("--provider", name)]
+    chosen_impls = selection.implementations or framework.implementations
+    # An environment used as it is may hold an older install of the harness whose entry points lack an
+    # implementation this checkout has: name each by this checkout's own `module:factory` then.
+    references = {} if selection.install else checkout_adapters()
+    impls = [arg for name in chosen_impls for arg in ("--impl", references.get(name, name))]
+    chosen = [arg for name in selection.providers for arg in ("--provider", name)]
+    # This checkout's harness, whatever the environment has installed (an editable install of another checkout).
+    child_env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     result = subprocess.run([python, "-m", "harness.cli", "run", *impls, *chosen, "--json", str(fresh),
-                             "--no-reports"], capture_output=True, text=True)
+                             "--no-reports"], capture_output=True, text=True, cwd=ROOT, env=child_env)
     summary = result.stdout.strip().splitlines()[-3:]
     print(f"{framework.package} {version}: exit {result.returncode}; " + " | ".join(summary), flush=True)
     document = json.loads(fresh.read_text(encoding="utf-8")) if fresh.exists() else {}
     fresh.unlink(missing_ok=True)
-    if document and earlier is not None:
-        document = merge_results(earlier, document, providers)
+    notes = [line for line in result.stderr.splitlines() if line.startswith("note:")]
+    if earlier is not None:
+        document = merge_results(earlier, document or {"results": []}, selection)
+    if document:
+        errors = [line for line in result.stderr.splitlines() if line.startswith(("note:", "error:"))]
+        document = with_unavailable(document, framework, errors, pairing or {}, version, installed)
     if document and framework.companions:
         document = with_companions(document, installed)
-        target.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    elif document:
+    if document:
+        document["release"] = version
         target.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     # An adapter that fails to import is only a note to `run`, and its results file would pass every gate empty.
     # The sweep leaves a note in the results' place instead, which the index lists, and fails.
@@ -127,11 +170,45 @@ def run_one(framework: Framework, version: str, envs: Path, out: Path, pairing: 
         unsupported.unlink(missing_ok=True)
         return 0
     target.unlink(missing_ok=True)
-    notes = [line for line in result.stderr.splitlines() if line.startswith("note:")]
     reason = f"no results for {', '.join(missing)}: " + (" | ".join(notes) or result.stderr.strip()[-500:])
     unsupported.write_text(reason + "\n", encoding="utf-8")
     print(f"{framework.package} {version}: UNSUPPORTED, {reason}", file=sys.stderr, flush=True)
     return 1
+
+
+def checkout_adapters() -> dict[str, str]:
+    """The implementations this checkout registers, each with its `module:factory` reference."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return dict(cast(dict[str, str], project["entry-points"]["loop_conformance.adapters"]))
+
+
+def with_unavailable(document: dict[str, Any], framework: Framework, notes: Sequence[str],
+                     pairing: dict[str, str | None], version: str,
+                     installed: dict[str, dict[str, object]] | None = None) -> dict[str, Any]:
+    """`document` with n/a runs, saying why, for each companion-driven implementation that has none (its package is
+    missing beside this release or its adapter cannot drive that package's release), in the place of every run the
+    release's other implementations made; unchanged when none of them ran either (nothing to stand in for)."""
+    results = cast(list[dict[str, Any]], document.get("results") or [])
+    present = {str(r.get("implementation")) for r in results}
+    template = {(str(r.get("scenario")), str(r.get("mode"))): r for r in results
+                if str(r.get("provider") or "neutral") == "neutral"}
+    added: list[dict[str, Any]] = []
+    for implementation, package in framework.companion_implementations:
+        if implementation in present or not template:
+            continue
+        note = next((n.split(":", 1)[1].strip() for n in notes if implementation in n), "")
+        release = pairing.get(package)
+        state = (installed or {}).get(package, {})
+        if release is None:
+            why = f"{package} {companions.NOT_RELEASED}"
+        elif state and not state.get("installed"):
+            why = f"{package} {release} (built for {framework.package} {version}) {state.get('reason')}"
+        else:
+            why = (f"{implementation} cannot run beside {framework.package} {version} ({package} {release}): "
+                   + (note or "its adapter did not load"))
+        added.extend({**run, "implementation": implementation, "version": release or version, "verdict": "n/a",
+                      "reason": why, "checks": [], "log": []} for run in template.values())
+    return {**document, "results": results + added} if added else document
 
 
 def install_companions(python: str, framework: Framework, version: str,
@@ -163,13 +240,30 @@ def _uninstall(python: str, package: str) -> None:
     subprocess.run([python, "-m", "pip", "uninstall", "--quiet", "--yes", package], capture_output=True, text=True)
 
 
-def merge_results(earlier: dict[str, Any], fresh: dict[str, Any], providers: Sequence[str]) -> dict[str, Any]:
-    """`earlier`'s results with those of `providers` replaced by `fresh`'s (a run restricted to those providers)."""
-    chosen = set(providers)
-    kept = [r for r in cast(list[dict[str, Any]], earlier.get("results") or [])
-            if str(r.get("provider") or "neutral") not in chosen]
+def merge_results(earlier: dict[str, Any], fresh: dict[str, Any], selection: Selection) -> dict[str, Any]:
+    """`earlier`'s results with those `selection` covers replaced by `fresh`'s (a run restricted to them)."""
+    kept = [r for r in cast(list[dict[str, Any]], earlier.get("results") or []) if not selection.covers(r)]
     return {**earlier, **{k: v for k, v in fresh.items() if k != "results"},
-            "filtered": bool(earlier.get("filtered", True)), "results": kept + list(fresh["results"])}
+            "filtered": bool(earlier.get("filtered", True)), "results": kept + list(fresh.get("results") or [])}
+
+
+def present_companions(python: str, framework: Framework,
+                       pairing: dict[str, str | None]) -> dict[str, dict[str, object]]:
+    """What `install_companions` records, read from an environment used as it is: each companion's paired release
+    and whether that very release is what the environment holds."""
+    outcome: dict[str, dict[str, object]] = {}
+    for package in framework.companions:
+        release = pairing.get(package)
+        found = subprocess.run([python, "-c", "import importlib.metadata as m, sys; print(m.version(sys.argv[1]))",
+                                package], capture_output=True, text=True).stdout.strip()
+        if release is None:
+            outcome[package] = {"version": None, "installed": False, "reason": companions.NOT_RELEASED}
+        elif found == release:
+            outcome[package] = {"version": release, "installed": True, "reason": ""}
+        else:
+            outcome[package] = {"version": release, "installed": False,
+                                "reason": f"not installed in the release's environment (it holds {found or 'none'})"}
+    return outcome
 
 
 def with_companions(document: dict[str, Any], installed: dict[str, dict[str, object]]) -> dict[str, Any]:
@@ -189,7 +283,8 @@ def _package_of(result: dict[str, Any]) -> str:
 
 
 def results_files(framework: Framework, out: Path) -> list[Path]:
-    files = [p for p in framework.results_dir(out).glob("*.json") if p.name != "index.json"]
+    # Only a release's file: the index, or a matrix written beside the results, is not one.
+    files = [p for p in framework.results_dir(out).glob("*.json") if p.stem[:1].isdigit()]
     return sorted(files, key=lambda p: release_key(p.stem))
 
 
@@ -206,23 +301,26 @@ def write_index_and_matrix(out: Path, markdown: Path, matrix_json: Path) -> None
         print(f"no results files under {out}: no version matrix written", file=sys.stderr)
         return
     packages = [arg for f in FRAMEWORKS.values() for name in f.implementations
-                for arg in ("--package", f"{name}={f.package}")]
+                for arg in ("--package", f"{name}={dict(f.companion_implementations).get(name, f.package)}")]
     # From the repository root, so the harness of this checkout writes it even where another is installed.
     subprocess.run([sys.executable, "-m", "harness.cli", "version-matrix", *files, *packages,
                     "--markdown", str(markdown), "--json", str(matrix_json)], check=True, cwd=ROOT)
 
 
-def companion_pairings(framework: Framework, versions: Sequence[str], envs: Path) -> dict[str, dict[str, str | None]]:
+def companion_pairings(framework: Framework, versions: Sequence[str], envs: Path,
+                       keep_cache: bool = True) -> dict[str, dict[str, str | None]]:
     """Per release of `framework`, its companion releases, from the registry's metadata (cached under `envs`: a
-    published release's metadata never changes, so only new releases are read)."""
+    published release's metadata never changes, so only new releases are read; `keep_cache` False reads the cache
+    but leaves it as it is, for environments the sweep does not own)."""
     if not framework.companions:
         return {}
     cache_path = envs / "companion-metadata.json"
     cache = json.loads(cache_path.read_text(encoding="utf-8")) if cache_path.exists() else {}
     core = companions.fetch_releases(framework.package, cache.setdefault(framework.package, {}), requirements=False)
     others = {p: companions.fetch_releases(p, cache.setdefault(p, {})) for p in framework.companions}
-    cache_path.parent.mkdir(parents=True, exist_ok=True)
-    cache_path.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if keep_cache:
+        cache_path.parent.mkdir(parents=True, exist_ok=True)
+        cache_path.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     pairings = {v: companions.pair_companions(v, core, others) for v in versions}
     for version, pairing in pairings.items():
         print(f"{framework.package} {version}: " + ", ".join(f"{p} {r or '-'}" for p, r in pairing.items()))
@@ -246,6 +344,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="run nothing: rebuild the index and the matrix from the results files present")
     parser.add_argument("--provider", action="append", default=[], metavar="PROVIDER",
                         help="run only these providers (repeatable) and merge their results into the existing files")
+    parser.add_argument("--impl", action="append", default=[], metavar="NAME",
+                        help="run only these implementations (repeatable) and merge their results into the existing "
+                             "files")
+    parser.add_argument("--no-install", action="store_true",
+                        help="use each release's environment as it is: install nothing, record what it holds")
     parser.add_argument("--envs", type=Path, default=ROOT / ".nox" / "versions")
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "versions")
     parser.add_argument("--markdown", type=Path, default=ROOT / "reports" / "version-matrix.md")
@@ -254,10 +357,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     status = 0
     if not args.matrix_only:
         for framework in chosen_frameworks(args.framework, args.versions):
+            unknown = [name for name in args.impl if name not in framework.implementations]
+            if unknown:
+                raise SystemExit(f"error: {framework.package} is not driven by {', '.join(unknown)} (its "
+                                 f"implementations: {', '.join(framework.implementations)})")
+            selection = Selection(tuple(dict.fromkeys(args.impl)), tuple(dict.fromkeys(args.provider)),
+                                  install=not args.no_install)
             versions = args.versions or released_versions(framework)
-            pairings = companion_pairings(framework, versions, args.envs)
+            pairings = companion_pairings(framework, versions, args.envs, keep_cache=selection.install)
             for version in versions:
-                status |= run_one(framework, version, args.envs, args.out, pairings.get(version), args.provider)
+                status |= run_one(framework, version, args.envs, args.out, pairings.get(version), selection)
     write_index_and_matrix(args.out, args.markdown, args.json)
     return status
 

@@ -212,9 +212,13 @@ def check_no_approval_controls_to_model(run: RunRecord) -> list[CheckResult]:
             approvals |= set(approval_requests(exchange.events)) | {text(i.get("id")) for i in
                                                                     interrupts(exchange.events)}
         for request in turn.requests:
+            # An endpoint may use a call's own id as the interrupt id of its approval (the spec allows it): a result
+            # for a call the model made in this history is that call's result, not an answer to the approval.
+            called = {c.call_id for m in request.messages for c in m.contents
+                      if isinstance(c, FunctionCall) and c.name != CONFIRM_CHANGES and c.call_id not in controls}
             for message in request.messages:
                 for content in message.contents:
-                    found = _control(content, controls, approvals)
+                    found = _control(content, controls, approvals - called)
                     if found is not None:
                         problems.append((turn.index + 1, f"model call #{request.number} received {found}"))
     return _judged(NO_APPROVAL_CONTROLS_TO_MODEL, problems)

@@ -16,6 +16,7 @@ then judged against all of them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -81,9 +82,22 @@ class BaselineError(HarnessError):
     """A baseline file that cannot be used."""
 
 
+_PRE_RELEASE = {"dev": -4, "a": -3, "alpha": -3, "b": -2, "beta": -2, "rc": -1, "c": -1}
+
+
 def release_key(text: str) -> tuple[int, ...]:
-    """Ordering of release strings; every user of release ranges orders by it, so they agree on what is covered."""
-    return tuple(int(part) if part.isdigit() else 0 for part in text.split("."))
+    """Ordering of release strings; every user of release ranges orders by it, so they agree on what is covered.
+    The release numbers, then a pre-release's rank and number (`1.0.0rc7` before `1.0.0`, as PEP 440 orders them;
+    a final release ranks 0)."""
+    numbers: list[int] = []
+    tail = (0, 0)
+    for part in text.split("."):
+        digits = re.match(r"\d+", part)
+        numbers.append(int(digits.group()) if digits else 0)
+        suffix = re.fullmatch(r"\d*([a-z]+)(\d*)", part.lower())
+        if suffix is not None and suffix.group(1) in _PRE_RELEASE:
+            tail = (_PRE_RELEASE[suffix.group(1)], int(suffix.group(2) or 0))
+    return (*numbers, *tail)
 
 
 def in_release_range(version: str, first: str | None, fixed: str | None) -> bool:

@@ -5,7 +5,10 @@ alone. Each table's columns are the releases of the package its implementation d
 releases apart, so a table never shares its columns with another framework's. A provider's client comes from a
 package numbered apart again (agent-framework-openai 1.15.0 beside agent-framework-core 1.20.0), so a table over a
 provider's wire heads each column with both releases, ``1.20.0 / openai 1.15.0``, and lists the releases it could not
-run on with the reason (``not released for this core release``, ``not installed``)."""
+run on with the reason (``not released for this core release``, ``not installed``). An implementation reached
+through a companion package (the loop behind agent-framework-ag-ui's endpoint) reports that package's release, and
+in a sweep's results file (which names the core release it ran, `release`) its columns are the core releases, each
+headed with both, ``1.16.0 / ag-ui 1.2.1``."""
 
 from __future__ import annotations
 
@@ -45,7 +48,11 @@ def load_results(paths: Sequence[Path]) -> dict[str, ByVersion]:
     for path in paths:
         load_results_document(path)  # a located error for a file that is not a results document
         document = cast(dict[str, Any], json.loads(path.read_text(encoding="utf-8")))
+        release = str(document.get("release") or "")
         for result in cast(list[dict[str, Any]], document["results"]):
+            if release and str(result["version"]) != release:
+                # A companion's release beside the core release the file is of: the column is the core release.
+                result = {**result, "version": release, "companion_release": str(result["version"])}
             provider = str(result.get("provider") or NEUTRAL_PROVIDER)
             table = " ".join(with_provider([str(result["implementation"])], provider))
             versions = by_implementation.setdefault(table, {})
@@ -85,7 +92,8 @@ def render_markdown(by_implementation: Mapping[str, ByVersion], rows: Sequence[S
     ]
     for implementation, by_version in by_implementation.items():
         lines.extend(["", f"## {_heading(implementation, by_version, packages or {})}", ""])
-        lines.extend(_table(by_version, rows))
+        package = (packages or {}).get(implementation) or (packages or {}).get(implementation.split(" ")[0], "")
+        lines.extend(_table(by_version, rows, package))
     return "\n".join(lines) + "\n"
 
 
@@ -94,14 +102,21 @@ def _heading(implementation: str, by_version: ByVersion, packages: Mapping[str, 
     span = versions[0] if len(versions) == 1 else f"{versions[0]} – {versions[-1]}"
     # A table over a provider's wire ("agent_framework openai-chat") has the releases of its implementation's package.
     package = packages.get(implementation) or packages.get(implementation.split(" ")[0])
+    if package and any(companion_release(results) for results in by_version.values()):
+        return f"{implementation} (agent-framework-core {span}, with {package})"
     return f"{implementation} ({package} {span})" if package else f"{implementation} ({span})"
 
 
-def _table(by_version: ByVersion, rows: Sequence[SpecRow]) -> list[str]:
+def companion_release(results: Sequence[Mapping[str, Any]]) -> str:
+    """The companion release a core release's runs drove ("" when they drove core itself)."""
+    return next((str(r["companion_release"]) for r in results if r.get("companion_release")), "")
+
+
+def _table(by_version: ByVersion, rows: Sequence[SpecRow], package: str = "") -> list[str]:
     cells = build_matrix(by_version)
     versions = list(by_version)
     covered = [row for row in rows if any((row.name, v, m) in cells for v in versions for m in _MODES)]
-    headers = [_column(version, results) for version, results in by_version.items()]
+    headers = [_column(version, results, package) for version, results in by_version.items()]
     lines = [
         f"{len(covered)} of {len(rows)} spec rows are covered by scenarios.",
         "",
@@ -141,7 +156,10 @@ def provider_missing(results: Sequence[Mapping[str, Any]]) -> str | None:
     return missing[0] if missing else None
 
 
-def _column(version: str, results: Sequence[Mapping[str, Any]]) -> str:
+def _column(version: str, results: Sequence[Mapping[str, Any]], package_name: str = "") -> str:
+    companion = companion_release(results)
+    if companion:
+        return f"{version} / {package_name.removeprefix('agent-framework-') or 'companion'} {companion}"
     package, provider_version = provider_release(results)
     if not package:
         return version
@@ -195,6 +213,10 @@ def _json_table(by_version: ByVersion, rows: Sequence[SpecRow]) -> dict[str, Any
                  for package, provider_version in [provider_release(results)] if package}
     if providers:
         document["provider_releases"] = providers
+    companions = {version: release for version, results in by_version.items()
+                  if (release := companion_release(results))}
+    if companions:
+        document["companion_releases"] = companions
     for row in rows:
         entry: dict[str, Any] = {"section": row.section, "row": row.name, "id": row.id, "cells": {}}
         for version in by_version:

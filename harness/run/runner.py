@@ -7,7 +7,7 @@ import importlib.metadata
 import json
 import re
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -367,10 +367,28 @@ def _masked_form(form: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return cast(list[dict[str, Any]], json.loads(_mask(json.dumps(form))))
 
 
+def _transport_messages(turn: Turn, written: int) -> tuple[tuple[int, Mapping[str, JSON]], ...]:
+    """The turn's wire-form messages, each with the number of the turn's other messages before it (`written` in
+    all: every item but a history replay makes one, and the replays share the rest)."""
+    items = () if isinstance(turn.spec.input, str) else turn.spec.input
+    replays = sum(1 for item in items if item.history is not None)
+    single = sum(1 for item in items if item.history is None and item.transport_message is None)
+    per_replay = (written - single) // replays if replays else 0
+    placed: list[tuple[int, Mapping[str, JSON]]] = []
+    before = 0
+    for item in items:
+        if item.transport_message is not None:
+            placed.append((before, cast(Mapping[str, JSON], item.transport_message)))
+        else:
+            before += per_replay if item.history is not None else 1
+    return tuple(placed)
+
+
 def _turn_input(turn: Turn, caller_input: str | tuple[Message, ...]) -> TurnInput:
     restore = turn.spec.restore_session
     changes: dict[str, JSON] = {}
     if isinstance(restore, SessionChangesSpec):
         changes = {key: getattr(restore, key) for key in restore.model_fields_set}
+    transport = _transport_messages(turn, 0 if isinstance(caller_input, str) else len(caller_input))
     return TurnInput(turn.index, caller_input, turn.spec.kwargs, restore_session=restore is not False,
-                     session_changes=changes)
+                     session_changes=changes, transport_messages=transport)

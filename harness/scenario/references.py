@@ -87,6 +87,7 @@ _FEATURE_CAPABILITIES = {
     "compaction": ("compaction", "'compaction'"),
     "host": ("hosting-server", "'host'"),
     "context_tools": ("context-tools", "a context provider that adds 'tools'"),
+    "transport_message": ("ag-ui", "a 'transport_message' input (a message in the AG-UI wire form)"),
 }
 
 
@@ -123,6 +124,8 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
                              "add 'session: true' and 'sessions' to 'requires'")
     for t, turn in enumerate(spec.turns):
         for i, item in enumerate(turn.input if isinstance(turn.input, list) else []):
+            if item.transport_message is not None:
+                yield from missing("transport_message", ("turns", t, "input", i, "transport_message"))
             if spec.host is not None and item.user is None and item.system is None:
                 # A hosted caller sends text: the server keeps the rest of the conversation itself.
                 yield problem_at(source, ("turns", t, "input", i), "invalid-value",

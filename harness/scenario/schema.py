@@ -332,12 +332,19 @@ class InputItemSpec(Strict):
         default=None, description="Decisions on earlier approval requests, by call id or label, in one message: "
                                   "'approve-always' also approves later calls of the tool, "
                                   "'approve-always-with-arguments' later calls with exactly the same arguments.")
+    transport_message: dict[str, Any] | None = Field(
+        default=None, description="A message in the transport's own wire form, sent after the turn's other messages "
+                                  "exactly as written, malformed parts included (requires 'ag-ui': an AG-UI "
+                                  "message object, e.g. a UI's confirm_changes call and its answer).")
 
     @model_validator(mode="after")
     def _one_kind(self) -> InputItemSpec:
-        present = [k for k in ("user", "system", "message", "history", "approvals") if getattr(self, k) is not None]
+        kinds = ("user", "system", "message", "history", "approvals", "transport_message")
+        present = [k for k in kinds if getattr(self, k) is not None]
         if len(present) != 1:
-            raise ValueError("an input item needs exactly one of 'user', 'system', 'message', 'history', 'approvals'")
+            raise ValueError("an input item needs exactly one of " + ", ".join(f"'{k}'" for k in kinds))
+        if self.transport_message is not None and not isinstance(self.transport_message.get("role"), str):
+            raise ValueError("a 'transport_message' needs a 'role' (a string): the transport routes a message by it")
         return self
 
 

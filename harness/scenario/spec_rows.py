@@ -147,15 +147,8 @@ EXTRA_CATALOGUE: dict[str, tuple[str, ...]] = {
 }
 
 # Rows no scenario can cover yet, and why: they stay "not covered" in every report, with this reason beside them.
-_AG_UI_FORMAT = ("awaits client-authored confirm_changes messages: the scenario format cannot yet write the legacy "
-                 "confirm_changes tool results an AG-UI client may send")
-AWAITING: dict[str, str] = {
-    "AG-UI approval-time follow-up": (
-        "awaits user input over AG-UI: the agent_framework_ag_ui adapter does not yet answer the endpoint's "
-        "user-input interrupts"),
-    "AG-UI `confirm_changes` snapshot": _AG_UI_FORMAT,
-    "AG-UI malformed `confirm_changes` metadata": _AG_UI_FORMAT,
-}
+# (None at present: the AG-UI rows that waited here have scenarios.)
+AWAITING: dict[str, str] = {}
 
 
 def awaiting(row: SpecRow) -> str | None:

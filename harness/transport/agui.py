@@ -17,6 +17,7 @@ from harness.contract import TransportEvent
 # The tool call the endpoint adds beside a call that awaits approval, for a UI to render a confirmation.
 CONFIRM_CHANGES = "confirm_changes"
 APPROVAL_EVENT = "function_approval_request"
+INPUT_REQUEST_EVENT = "oauth_consent_request"
 
 AgUiMessage = dict[str, JSON]
 
@@ -134,6 +135,13 @@ def approval_requests(events: Sequence[TransportEvent]) -> dict[str, Mapping[str
             value = mapping(event.fields.get("value"))
             found[text(value.get("id"))] = mapping(value.get("function_call"))
     return found
+
+
+def input_requests(events: Sequence[TransportEvent]) -> list[str]:
+    """The consent links of the run's user-input requests, in order: the endpoint sends each request a tool's
+    execution raised as a custom event of its own (a consent request is the generic one the framework offers)."""
+    return [text(mapping(e.fields.get("value")).get("consent_link")) for e in events
+            if e.type == "CUSTOM" and text(e.fields.get("name")) == INPUT_REQUEST_EVENT]
 
 
 def interrupts(events: Sequence[TransportEvent]) -> list[Mapping[str, JSON]]:

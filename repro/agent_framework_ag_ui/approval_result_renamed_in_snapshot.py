@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
+import inspect
 import json
 import sys
 from typing import Any
@@ -86,8 +87,11 @@ def endpoint() -> FastAPI:
         Message("assistant", [Content.from_text("Sent, reference TX-1.")]),
     ])
     app = FastAPI()
-    add_agent_framework_fastapi_endpoint(app, Agent(client, tools=[wire_money]), "/", single_user=True,
-                                         keepalive_seconds=None)
+    # Releases before these options served one anonymous principal and sent no keepalives: the same endpoint.
+    options = {"single_user": True, "keepalive_seconds": None}
+    accepted = inspect.signature(add_agent_framework_fastapi_endpoint).parameters
+    add_agent_framework_fastapi_endpoint(app, Agent(client, tools=[wire_money]), "/",
+                                         **{k: v for k, v in options.items() if k in accepted})
     return app
 
 

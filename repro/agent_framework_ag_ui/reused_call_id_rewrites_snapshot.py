@@ -21,6 +21,7 @@ Exits 1 while the defect is present, 0 once the snapshot keeps both rounds as th
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -84,8 +85,11 @@ async def main() -> int:
              FunctionTool(name="delete_files", description="Delete files", func=delete_files,
                           approval_mode="always_require")]
     app = FastAPI()
-    add_agent_framework_fastapi_endpoint(app, Agent(ScriptedClient(), tools=tools), "/", single_user=True,
-                                         keepalive_seconds=None)
+    # Releases before these options served one anonymous principal and sent no keepalives: the same endpoint.
+    options = {"single_user": True, "keepalive_seconds": None}
+    accepted = inspect.signature(add_agent_framework_fastapi_endpoint).parameters
+    add_agent_framework_fastapi_endpoint(app, Agent(ScriptedClient(), tools=tools), "/",
+                                         **{k: v for k, v in options.items() if k in accepted})
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://ag-ui.invalid") as http:
         events = await run(http, {"threadId": "t", "runId": "r1", "tools": [], "context": [], "forwardedProps": {},
                                   "messages": [{"id": "u1", "role": "user", "content": "Clean up the logs"}]})

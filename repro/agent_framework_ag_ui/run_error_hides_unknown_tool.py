@@ -16,6 +16,7 @@ Exits 1 while the RUN_ERROR message does not name the unknown tool, 0 once it do
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -71,8 +72,11 @@ async def main() -> int:
     client = ScriptedClient(function_invocation_configuration={"terminate_on_unknown_calls": True})
     tool = FunctionTool(name="weather", description="Weather", func=weather)
     app = FastAPI()
-    add_agent_framework_fastapi_endpoint(app, Agent(client, tools=[tool]), "/", single_user=True,
-                                         keepalive_seconds=None)
+    # Releases before these options served one anonymous principal and sent no keepalives: the same endpoint.
+    options = {"single_user": True, "keepalive_seconds": None}
+    accepted = inspect.signature(add_agent_framework_fastapi_endpoint).parameters
+    add_agent_framework_fastapi_endpoint(app, Agent(client, tools=[tool]), "/",
+                                         **{k: v for k, v in options.items() if k in accepted})
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://ag-ui.invalid") as http:
         events = await run(http, {"threadId": "t", "runId": "r1", "tools": [], "context": [], "forwardedProps": {},
                                   "messages": [{"id": "u1", "role": "user", "content": "News?"}]})

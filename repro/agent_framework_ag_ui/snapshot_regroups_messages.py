@@ -20,6 +20,7 @@ Exits 1 while the defect is present, 0 once the snapshot keeps the model's messa
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -87,8 +88,11 @@ def shape(messages: list[dict[str, Any]]) -> list[list[str]]:
 async def main() -> int:
     app = FastAPI()
     tool = FunctionTool(name="weather", description="Weather", func=weather)
-    add_agent_framework_fastapi_endpoint(app, Agent(ScriptedClient(), tools=[tool]), "/", single_user=True,
-                                         keepalive_seconds=None)
+    # Releases before these options served one anonymous principal and sent no keepalives: the same endpoint.
+    options = {"single_user": True, "keepalive_seconds": None}
+    accepted = inspect.signature(add_agent_framework_fastapi_endpoint).parameters
+    add_agent_framework_fastapi_endpoint(app, Agent(ScriptedClient(), tools=[tool]), "/",
+                                         **{k: v for k, v in options.items() if k in accepted})
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://ag-ui.invalid") as http:
         events = await run(http, {"threadId": "t", "runId": "r1", "tools": [], "context": [], "forwardedProps": {},
                                   "messages": [{"id": "u1", "role": "user", "content": "Weather?"}]})

@@ -21,6 +21,7 @@ Exits 1 while the defect is present, 0 once the resumed run's snapshot holds the
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -88,7 +89,11 @@ async def main() -> int:
                         approval_mode="always_require")
     app = FastAPI()
     agent = Agent(ScriptedClient(middleware=[StopAfterTool()]), tools=[tool])
-    add_agent_framework_fastapi_endpoint(app, agent, "/", single_user=True, keepalive_seconds=None)
+    # Releases before these options served one anonymous principal and sent no keepalives: the same endpoint.
+    options = {"single_user": True, "keepalive_seconds": None}
+    accepted = inspect.signature(add_agent_framework_fastapi_endpoint).parameters
+    add_agent_framework_fastapi_endpoint(app, agent, "/",
+                                         **{k: v for k, v in options.items() if k in accepted})
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://ag-ui.invalid") as http:
         first = await run(http, {"threadId": "t", "runId": "r1", "tools": [], "context": [], "forwardedProps": {},
                                  "messages": [{"id": "u1", "role": "user", "content": "Delete the file"}]})

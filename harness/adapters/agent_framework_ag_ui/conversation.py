@@ -23,7 +23,7 @@ from harness.adapters.agent_framework_ag_ui.limits import UNEXPRESSIBLE
 from harness.adapters.agent_framework_ag_ui.messages import from_agui, from_agui_all, to_agui
 from harness.adapters.agent_framework_ag_ui.sse import read_events
 from harness.adapters.agent_framework_ag_ui.updates import updates_from_messages
-from harness.contents import JSON, ApprovalResponse, Message, Response, Text
+from harness.contents import JSON, ApprovalResponse, FunctionCall, Message, Response, Text, UserInputRequest
 from harness.contract import (
     CallerView,
     Capability,
@@ -35,7 +35,19 @@ from harness.contract import (
     TurnInput,
 )
 from harness.transcript import message_form
-from harness.transport.agui import AgUiMessage, approval_requests, fold, interrupts, sent_messages, snapshot, text
+from harness.transport.agui import (
+    AgUiMessage,
+    approval_requests,
+    fold,
+    input_requests,
+    interrupts,
+    items,
+    mapping,
+    parsed,
+    sent_messages,
+    snapshot,
+    text,
+)
 
 THREAD_ID = "thread-1"
 
@@ -66,20 +78,29 @@ class AgUiConversation:
         self.returned: list[Response] = []
         self._ids = 0
         self.open_interrupts: set[str] = set()  # the interrupts the last run finished with
+        self.interrupt_calls: dict[str, str] = {}  # every interrupt the endpoint issued: the call it holds
 
     def _new_id(self) -> str:
         self._ids += 1
         return f"client-message-{self._ids}"
 
-    def _request_messages(self, messages: str | tuple[Message, ...]) -> list[AgUiMessage]:
+    def _request_messages(self, turn: TurnInput) -> tuple[list[AgUiMessage], list[tuple[int, AgUiMessage]]]:
+        """The run's protocol messages, and the turn's wire-form messages with the index each goes in at (they are
+        put in after the request is validated: they may be malformed on purpose)."""
+        messages = turn.messages
         if isinstance(messages, str):
             written = to_agui(Message("user", (Text(messages),)), self._new_id)
-            return [*self.thread, *written] if self.setup.use_session else written
+            return ([*self.thread, *written] if self.setup.use_session else written), []
         sent: list[AgUiMessage] = list(self.thread) if self.setup.use_session else []
-        for message in messages:
+        places: list[tuple[int, AgUiMessage]] = []
+        waiting = list(turn.transport_messages)
+        for count, message in enumerate(messages):
+            while waiting and waiting[0][0] <= count:
+                places.append((len(sent), dict(waiting.pop(0)[1])))
             original = self.originals.get(_key(message))
             sent.extend([original] if original is not None else to_agui(message, self._new_id))
-        return sent
+        places.extend((len(sent), dict(message)) for _, message in waiting)
+        return sent, places
 
     def _request(self, turn: TurnInput) -> dict[str, JSON]:
         # An AG-UI client answers the interrupts the last run left open; a decision the caller's replayed history
@@ -88,14 +109,21 @@ class AgUiConversation:
             {"interruptId": c.id, "status": "resolved", "payload": {"approved": c.approved}}
             for m in (turn.messages if not isinstance(turn.messages, str) else ())
             for c in m.contents if isinstance(c, ApprovalResponse) and c.id in self.open_interrupts]
+        sent, places = self._request_messages(turn)
         body: dict[str, JSON] = {"threadId": THREAD_ID, "runId": f"run-{turn.index + 1}",
-                                 "messages": cast(JSON, self._request_messages(turn.messages)), "tools": [],
+                                 "messages": cast(JSON, sent), "tools": [],
                                  "context": [], "forwardedProps": cast(JSON, dict(turn.kwargs))}
         if resume:
             body["resume"] = cast(JSON, resume)
-        # Validated with the protocol's own model: a request the protocol refuses is the adapter's bug.
-        return cast(dict[str, JSON], RunAgentInput.model_validate(body).model_dump(
+        # Validated with the protocol's own model: a request the protocol refuses is the adapter's bug. The
+        # scenario's own wire-form messages go after it, unvalidated: they may be malformed on purpose.
+        request = cast(dict[str, JSON], RunAgentInput.model_validate(body).model_dump(
             mode="json", by_alias=True, exclude_none=True))
+        validated = items(request.get("messages"))
+        for shift, (index, message) in enumerate(places):
+            validated.insert(index + shift, cast(JSON, message))
+        request["messages"] = validated
+        return request
 
     async def run_turn(self, turn: TurnInput) -> CallerView:
         earlier = tuple(self.returned)
@@ -112,8 +140,15 @@ class AgUiConversation:
             error = RaisedError(type(raised).__name__, str(raised), "loop")
             return CallerView(error=error, inputs_after=turn.messages, earlier_responses_after=earlier)
         exchange = TransportExchange(request, events)
-        self.open_interrupts = {text(i.get("id")) for i in interrupts(events)}
         approvals = approvals_by_call(events)
+        self.interrupt_calls.update({interrupt: call for call, interrupt in approvals.items()})
+        resumed = [text(mapping(r).get("interruptId")) for r in items(request.get("resume"))
+                   if mapping(mapping(r).get("payload")).get("approved") is True]
+        # An approved call whose execution asked for more input goes back to pending under its interrupt (the
+        # endpoint demands a resume entry for it before any other run, though RUN_FINISHED lists no interrupt):
+        # the caller answers the pause by resuming that interrupt once its input is given.
+        held: set[str] = set(resumed) if input_requests(events) else set()
+        self.open_interrupts = {text(i.get("id")) for i in interrupts(events)} | held
         failed = next((e for e in events if e.type == "RUN_ERROR"), None)
         if failed is not None:
             updates = updates_from_messages(from_agui_all(fold(events), approvals))
@@ -122,6 +157,9 @@ class AgUiConversation:
                                 kind)
             return CallerView(updates, None, error, turn.messages, earlier, transport=exchange)
         response = self._response(request, events, approvals)
+        paused = self._input_requests(events, [self.interrupt_calls.get(i, "") for i in resumed])
+        if paused:
+            response = Response((*response.messages, paused))
         # The endpoint has no non-streaming mode (the adapter declares none), so every run is a streamed one.
         updates = updates_from_messages(response.messages)
         self.returned.append(response)
@@ -141,6 +179,20 @@ class AgUiConversation:
             if neutral is not None:
                 self.originals.setdefault(_key(neutral), message)
         return Response(from_agui_all(added, approvals))
+
+    def _input_requests(self, events: Sequence[TransportEvent], resumed_calls: Sequence[str]) -> Message | None:
+        """The run's user-input requests as the caller sees them, in order, in one assistant message. The events
+        name no call; when one approved call of the resume has no result, only it can have paused, so they are its
+        requests (otherwise they name none)."""
+        links = input_requests(events)
+        if not links:
+            return None
+        finished = {text(e.fields.get("toolCallId")) for e in events if e.type == "TOOL_CALL_RESULT"}
+        calls = [c for c in resumed_calls if c and c not in finished]
+        call = FunctionCall(calls[0], "") if len(calls) == 1 else None
+        return Message("assistant", tuple(
+            UserInputRequest(f"input-{index}", call, parsed(link) if link.startswith(("{", "[")) else link)
+            for index, link in enumerate(links, 1)))
 
     async def close(self) -> None:
         await self.http.aclose()
@@ -166,7 +218,7 @@ class AgUiAdapter:
             self.name = name
         capabilities: set[Capability] = {"ag-ui", "approval", "sessions", "signature-tools", "context-providers",
                                          "context-tools",
-                                         "middleware-termination"}
+                                         "middleware-termination", "user-input"}
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
         self.unexpressible = UNEXPRESSIBLE
 

@@ -3,6 +3,7 @@ AG-UI package's own FastAPI endpoint, and an HTTP client whose transport calls t
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -40,8 +41,11 @@ def build_agent(setup: ConversationSetup, provider: ModelProvider) -> Agent[Any]
 
 def build_app(agent: Agent[Any]) -> FastAPI:
     app = FastAPI()
-    # One principal per conversation; no keepalive comments, which only matter to a slow real socket.
-    add_agent_framework_fastapi_endpoint(app, agent, PATH, single_user=True, keepalive_seconds=None)
+    # One principal per conversation; no keepalive comments, which only matter to a slow real socket. Releases
+    # before these options served one anonymous principal and sent no keepalives, which is the same endpoint.
+    wanted: dict[str, Any] = {"single_user": True, "keepalive_seconds": None}
+    accepted = inspect.signature(add_agent_framework_fastapi_endpoint).parameters
+    add_agent_framework_fastapi_endpoint(app, agent, PATH, **{k: v for k, v in wanted.items() if k in accepted})
     return app
 
 

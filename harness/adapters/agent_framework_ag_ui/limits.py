@@ -11,7 +11,14 @@ _UNANSWERED = ("the caller leaves pending approvals unanswered in a turn (a new 
                "them); the AG-UI interrupt protocol requires a resume entry for every open interrupt before any "
                "other run of the thread")
 
+# A pause for more input keeps the approval pending at the endpoint, which takes no client-authored result for a
+# pending occurrence (it removes it, spec "Approval control content") and answers the pause only by a resume entry.
+_INPUT_AS_RESULT = ("the caller answers an approved call's input request with a result of its own; the AG-UI "
+                    "endpoint keeps that approval pending, discards client-authored results for it and takes only a "
+                    "resume entry for its interrupt")
+
 UNEXPRESSIBLE: dict[str, str] = {
+    "correlation.follow-up.closes-one-occurrence": _INPUT_AS_RESULT,
     "correlation.historical-response.new-round": _HANDWRITTEN,
     "correlation.later-turn.resolved-approval-inert": _HANDWRITTEN,
     "correlation.multi-content.reused-id-same-turn": _HANDWRITTEN,
