@@ -101,7 +101,7 @@ def disagreement(scenario: Scenario, expected: Observed, actual: Observed) -> st
     ran, reference_ran = execution_summary(actual.executions), execution_summary(expected.executions)
     if ran != reference_ran:
         return f"executions {_short(ran)} differ from the reference loop's {_short(reference_ran)}"
-    known = Known(scripted, rejected_calls(scenario))
+    known = Known(scripted, rejected_calls(scenario), optional_texts(scenario))
     mine = normalised_items(actual.result.transcript, known)
     theirs = normalised_items(expected.result.transcript, known)
     for turn, (got, want) in enumerate(zip(mine, theirs, strict=False), 1):
@@ -118,6 +118,18 @@ def rejected_calls(scenario: Scenario) -> frozenset[str]:
     return frozenset(call_id for turn in scenario.spec.turns if not isinstance(turn.input, str)
                      for item in turn.input for call_id, decision in (item.approvals or {}).items()
                      if decision == "reject")
+
+
+def optional_texts(scenario: Scenario) -> frozenset[str]:
+    """Texts that only optional model responses of the script hold (a required response's text stays compared)."""
+    optional: set[str] = set()
+    required: set[str] = set()
+    for turn in scenario.turns:
+        for step in turn.steps:
+            texts = {text for message in step.response.messages for content in message.contents
+                     if isinstance(text := getattr(content, "text", None), str)}
+            (optional if step.optional else required).update(texts)
+    return frozenset(optional - required)
 
 
 def scripted_texts(scenario: Scenario) -> set[str]:

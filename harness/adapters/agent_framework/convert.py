@@ -261,37 +261,42 @@ def pauses_after_batch(messages: Sequence[Message]) -> tuple[Message, ...]:
     (in one assistant message or several), then the flagged copies after the whole batch, so a caller folding the
     stream sees the batch's calls, then its requests. Rendering each flagged call of a final response as
     call-then-pause instead would interleave them and make the two modes disagree over an order the framework
-    never expressed. The pauses therefore follow the batch's last call, in the assistant message holding it.
+    never expressed. The pauses therefore follow the batch's last call, in the assistant message holding it. A batch
+    is a run of consecutive assistant messages, and only a pause naming one of the run's calls moves: a pause in a
+    message of its own, answering a call of an earlier turn (a caller-kept follow-up), stays where it was written.
     """
     out: list[Message] = []
-    held: list[Content] = []
+    start = 0
+    while start < len(messages):
+        end = start + 1
+        if messages[start].role == "assistant":
+            while end < len(messages) and messages[end].role == "assistant":
+                end += 1
+        out.extend(_pauses_after_last_call(messages[start:end]))
+        start = end
+    return tuple(out)
 
-    def flush_into_last() -> None:
-        nonlocal held
-        if held and out:
-            out[-1] = Message(out[-1].role, (*out[-1].contents, *held))
-            held = []
 
-    for message in messages:
-        if message.role != "assistant":
-            flush_into_last()
-            out.append(message)
-            continue
-        kept: list[Content] = []
-        for content in message.contents:
-            if _is_declared_pause(content):
-                held.append(content)
-                continue
-            if not isinstance(content, FunctionCall):
-                kept.extend(held)
-                held = []
-            kept.append(content)
+def _pauses_after_last_call(run: Sequence[Message]) -> Sequence[Message]:
+    calls = {c.call_id for m in run for c in m.contents if isinstance(c, FunctionCall)}
+
+    def moves(content: Content) -> bool:
+        return (_is_declared_pause(content) and isinstance(content, UserInputRequest)
+                and content.function_call is not None and content.function_call.call_id in calls)
+
+    held = [c for m in run for c in m.contents if moves(c)]
+    if not held:
+        return run
+    last = max(i for i, m in enumerate(run) if any(isinstance(c, FunctionCall) for c in m.contents))
+    out: list[Message] = []
+    for index, message in enumerate(run):
+        kept = [c for c in message.contents if not moves(c)]
+        if index == last:
+            after = max(i for i, c in enumerate(kept) if isinstance(c, FunctionCall)) + 1
+            kept[after:after] = held
         if kept:
             out.append(Message(message.role, tuple(kept)))
-    if held and not out:
-        return (Message("assistant", tuple(held)),)
-    flush_into_last()
-    return tuple(out)
+    return out
 
 
 def message_from_framework(message: FwMessage) -> Message:
