@@ -3,29 +3,16 @@ registry (tests/data/companion-releases.json: core releases and companion releas
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from tool_loader import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDED = ROOT / "tests" / "data" / "companion-releases.json"
 
 
-def _load_tool() -> ModuleType:
-    # tools/ is not a package: the module is loaded from its file, as the sweep script imports it.
-    spec = importlib.util.spec_from_file_location("companion_releases", ROOT / "tools" / "companion_releases.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while they are made
-    spec.loader.exec_module(module)
-    return module
-
-
-companions = _load_tool()
+companions = load_tool("companion_releases")
 OPENAI, GEMINI = "agent-framework-openai", "agent-framework-gemini"
 AG_UI, HOSTING = "agent-framework-ag-ui", "agent-framework-foundry-hosting"
 

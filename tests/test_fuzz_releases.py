@@ -5,26 +5,14 @@ frameworks' releases their one implementation; the summary counts what the runs 
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
+
+from tool_loader import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_tool() -> ModuleType:
-    # tools/ is not a package: the script is loaded from its file, as `python tools/fuzz_releases.py` runs it.
-    spec = importlib.util.spec_from_file_location("fuzz_releases", ROOT / "tools" / "fuzz_releases.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while they are made
-    spec.loader.exec_module(module)
-    return module
-
-
-tool = _load_tool()
+tool = load_tool("fuzz_releases")
 
 
 def _env(path: Path, ag_ui: str | None = None) -> None:

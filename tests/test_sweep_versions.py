@@ -3,30 +3,17 @@ results go, and what counts as a release an adapter could not run."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from tool_loader import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_tool(name: str) -> ModuleType:
-    # tools/ is not a package: the script is loaded from its file, as `python tools/sweep_versions.py` runs it.
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while they are made
-    spec.loader.exec_module(module)
-    return module
-
-
-_load_tool("companion_releases")  # the script imports it from beside itself
-sweep = _load_tool("sweep_versions")
+load_tool("companion_releases")  # the script imports it from beside itself
+sweep = load_tool("sweep_versions")
 
 PIP_OUTPUT = """\
 openai-agents (0.24.0)
