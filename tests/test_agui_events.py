@@ -129,6 +129,15 @@ def test_a_run_that_adds_nothing_owes_no_snapshot() -> None:
     assert _verdicts(check_snapshot_agrees(_run(blank, decision=None, executed=False))) == ["pass"]
 
 
+def test_a_run_that_paused_for_input_owes_the_snapshot_that_keeps_the_pause() -> None:
+    # No event of an input pause folds into a message, but the pause stays in the message history (row "AG-UI
+    # approval-time follow-up"): a run that ends there without a snapshot leaves the client's thread without it.
+    paused = [_event("RUN_STARTED", threadId="t", runId="r2"),
+              _event("CUSTOM", name="oauth_consent_request", value={"consent_link": "https://example.com/1"}),
+              _event("RUN_FINISHED", threadId="t", runId="r2")]
+    assert "without a MESSAGES_SNAPSHOT" in check_snapshot_agrees(_run(paused))[0].message
+
+
 @pytest.mark.parametrize("forwarded", [
     Message("assistant", (FunctionCall("k1", "confirm_changes", {"function_call_id": "c1"}),)),
     Message("tool", (FunctionResult("a1", '{"accepted": true}'),)),

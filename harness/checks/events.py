@@ -8,9 +8,9 @@ in-process implementations are judged exactly as before.
 * `result-events-once` — each call executed in the turn has exactly one TOOL_CALL_RESULT event (none while it
   waits for the caller's input, as an approval-time follow-up does); no call has two; a call the caller rejected
   has none (the spec carries the rejection's result in the messages snapshot only);
-* `snapshot-agrees` — a finished run that added anything to the thread (or rejected a call) sends a
-  MESSAGES_SNAPSHOT, and what it adds to the request's messages is what the run's events fold to, besides the
-  results of calls rejected in the turn; a result keeps the message id it streamed under (clients merge the
+* `snapshot-agrees` — a finished run that added anything to the thread (or rejected a call, or paused for input)
+  sends a MESSAGES_SNAPSHOT, and what it adds to the request's messages is what the run's events fold to, besides
+  the results of calls rejected in the turn; a result keeps the message id it streamed under (clients merge the
   snapshot into what they streamed by message id);
 * `no-approval-controls-to-model` — nothing of the approval protocol reaches the chat client: no local approval
   request or response, no `confirm_changes` control call or its result, and no result named after an approval
@@ -32,6 +32,7 @@ from harness.transport.agui import (
     comparable,
     control_calls,
     fold,
+    input_requests,
     interrupts,
     items,
     mapping,
@@ -162,8 +163,11 @@ def snapshot_problem(exchange: TransportExchange, rejected: set[str]) -> str | N
     folded = [m for m in fold(events) if text(m.get("id")) not in sent]
     if messages is None:
         # A run whose events add nothing to the thread (the model's answer was a blank text) leaves a client that
-        # keeps its thread from snapshots nothing to lose: the snapshot is owed for what the run added.
-        return "the run finished without a MESSAGES_SNAPSHOT event" if folded or rejected else None
+        # keeps its thread from snapshots nothing to lose: the snapshot is owed for what the run added. A run that
+        # paused for input added its pause, which stays in the message history (row "AG-UI approval-time
+        # follow-up") although no event folds into a message.
+        owed = folded or rejected or input_requests(events)
+        return "the run finished without a MESSAGES_SNAPSHOT event" if owed else None
     added = [m for m in messages if text(m.get("id")) not in sent
              and not (text(m.get("role")) == "tool" and text(m.get("toolCallId")) in rejected)]
     if comparable(added) != comparable(folded):

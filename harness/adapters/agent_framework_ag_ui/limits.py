@@ -19,6 +19,7 @@ _INPUT_AS_RESULT = ("the caller answers an approved call's input request with a 
 
 UNEXPRESSIBLE: dict[str, str] = {
     "correlation.follow-up.closes-one-occurrence": _INPUT_AS_RESULT,
+    "correlation.follow-up.only-the-follow-up-closes": _HANDWRITTEN,
     "correlation.historical-response.new-round": _HANDWRITTEN,
     "correlation.later-turn.resolved-approval-inert": _HANDWRITTEN,
     "correlation.multi-content.reused-id-same-turn": _HANDWRITTEN,
