@@ -15,10 +15,11 @@ CORE = ranges.FRAMEWORKS["agent-framework-core"]
 SCRIPT = "repro/agent_framework/example.py"
 
 
-def _entry(first: str | None, until: str | None, checks: list[str], **extra: object) -> KnownFailure:
+def _entry(first: str | None, until: str | None, checks: list[str], intermittent: bool = False) -> KnownFailure:
     return KnownFailure(scenario="normal.example", implementation="agent_framework", checks=checks,
                         versions_from=first, versions_until=until, reproduction=SCRIPT,
-                        reason="an example defect, present on the releases of the range and fixed after", **extra)
+                        reason="an example defect, present on the releases of the range and fixed after",
+                        intermittent=intermittent)
 
 
 def test_entries_of_one_defect_are_judged_together() -> None:
