@@ -10,9 +10,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from loader_problems import problem_lines
 
 from harness import load_scenario
-from harness.errors import ScenarioFileError
 
 SCENARIO = """\
     id: t.transport-message
@@ -36,12 +36,6 @@ def _write(tmp_path: Path, requires: str = "[ag-ui]", message: str = "{id: m1, r
     return path
 
 
-def _problems(path: Path) -> list[str]:
-    with pytest.raises(ScenarioFileError) as caught:
-        load_scenario(path)
-    return [problem.render().splitlines()[0] for problem in caught.value.problems]
-
-
 def test_a_transport_message_loads_as_written(tmp_path: Path) -> None:
     scenario = load_scenario(_write(tmp_path, message="{id: m1, role: assistant, toolCalls: {id: c}}"))
     turn_input = scenario.spec.turns[0].input
@@ -51,14 +45,14 @@ def test_a_transport_message_loads_as_written(tmp_path: Path) -> None:
 
 def test_a_transport_message_needs_the_ag_ui_capability(tmp_path: Path) -> None:
     path = _write(tmp_path, requires="[]")
-    assert _problems(path) == [f"{path}:9:28: error[missing-capability]: a 'transport_message' input (a message in "
+    assert problem_lines(path) == [f"{path}:9:28: error[missing-capability]: a 'transport_message' input (a message in "
                                "the AG-UI wire form) needs 'ag-ui' in 'requires'"]
 
 
 @pytest.mark.parametrize("message", ["[1, 2]", "{id: m1, content: x}", "{id: m1, role: 3}"])
 def test_a_transport_message_that_is_no_message_is_a_located_error(tmp_path: Path, message: str) -> None:
     path = _write(tmp_path, message=message)
-    problems = _problems(path)
+    problems = problem_lines(path)
     assert len(problems) == 1
     assert problems[0].startswith(f"{path}:9:"), problems  # the transport_message item
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from loader_problems import problem_lines
 
 from harness import MODES, Mode, load_scenario, run_scenario
 from harness.adapters.agent_framework.responses_output import (
@@ -19,7 +20,6 @@ from harness.adapters.agent_framework.responses_output import (
 )
 from harness.contents import FunctionCall, FunctionResult, Message, Text, Update
 from harness.contract import ConversationSetup
-from harness.errors import ScenarioFileError
 from harness.run.registry import load_adapter
 
 BUNDLED = Path(__file__).resolve().parent.parent / "scenarios"
@@ -151,12 +151,6 @@ def _write(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def _problems(path: Path) -> list[str]:
-    with pytest.raises(ScenarioFileError) as caught:
-        load_scenario(path)
-    return [problem.render().splitlines()[0] for problem in caught.value.problems]
-
-
 def test_a_hosted_scenario_loads_with_text_input(tmp_path: Path) -> None:
     scenario = load_scenario(_write(tmp_path, HOSTED.replace("{input}", "[{user: hello}]")))
     assert scenario.spec.host is not None
@@ -165,14 +159,14 @@ def test_a_hosted_scenario_loads_with_text_input(tmp_path: Path) -> None:
 
 def test_a_hosted_turn_takes_text_only(tmp_path: Path) -> None:
     path = _write(tmp_path, HOSTED.replace("{input}", "[{history: previous}]"))
-    assert _problems(path) == [f"{path}:8:13: error[invalid-value]: a turn of a scenario with 'host' takes text "
+    assert problem_lines(path) == [f"{path}:8:13: error[invalid-value]: a turn of a scenario with 'host' takes text "
                                "input only ('user' or 'system' items)"]
 
 
 def test_host_needs_its_capability_and_a_session(tmp_path: Path) -> None:
     text = HOSTED.replace("{input}", "hello").replace("requires: [sessions, hosting-server]", "requires: []")
     path = _write(tmp_path, text.replace("    session: true\n", ""))
-    assert _problems(path) == [
+    assert problem_lines(path) == [
         f"{path}:5:7: error[missing-capability]: 'host' needs 'hosting-server' in 'requires'",
         f"{path}:5:7: error[missing-capability]: 'host' needs 'session: true': the server keeps the conversation "
         "between requests",
