@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from itertools import groupby
 from typing import Any, cast
 
 from agent_framework import ChatResponse, ChatResponseUpdate
@@ -248,12 +249,6 @@ def contents_from_framework(contents: Iterable[Any]) -> tuple[Content, ...]:
     return tuple(neutral for content in contents for neutral in from_framework(content))
 
 
-def _is_declared_pause(content: Content) -> bool:
-    # A declaration-only call's pause carries the named call; an approved tool's request for input names no tool.
-    return isinstance(content, UserInputRequest) and content.function_call is not None and bool(
-        content.function_call.name)
-
-
 def pauses_after_batch(messages: Sequence[Message]) -> tuple[Message, ...]:
     """The pauses of flagged declaration-only calls after the batch of calls they are part of.
 
@@ -266,14 +261,9 @@ def pauses_after_batch(messages: Sequence[Message]) -> tuple[Message, ...]:
     message of its own, answering a call of an earlier turn (a caller-kept follow-up), stays where it was written.
     """
     out: list[Message] = []
-    start = 0
-    while start < len(messages):
-        end = start + 1
-        if messages[start].role == "assistant":
-            while end < len(messages) and messages[end].role == "assistant":
-                end += 1
-        out.extend(_pauses_after_last_call(messages[start:end]))
-        start = end
+    for is_assistant, group in groupby(messages, key=lambda message: message.role == "assistant"):
+        run = list(group)
+        out.extend(_pauses_after_last_call(run) if is_assistant else run)
     return tuple(out)
 
 
@@ -281,8 +271,9 @@ def _pauses_after_last_call(run: Sequence[Message]) -> Sequence[Message]:
     calls = {c.call_id for m in run for c in m.contents if isinstance(c, FunctionCall)}
 
     def moves(content: Content) -> bool:
-        return (_is_declared_pause(content) and isinstance(content, UserInputRequest)
-                and content.function_call is not None and content.function_call.call_id in calls)
+        # A declaration-only call's pause names its call; an approved tool's request for input names no tool.
+        return (isinstance(content, UserInputRequest) and content.function_call is not None
+                and bool(content.function_call.name) and content.function_call.call_id in calls)
 
     held = [c for m in run for c in m.contents if moves(c)]
     if not held:
