@@ -65,6 +65,7 @@ Capability = Literal[
     "ag-ui",  # reached over the AG-UI protocol: each turn's run request and events are in `CallerView.transport`
     "context-tools",  # context providers that add tools to a run during its setup (`ContextSource.tools`)
     "hosting-server",  # the loop can run behind its framework's Responses-API hosting server (`ConversationSetup.host`)
+    "budget-counts",  # reports the function-call budget each run has spent (`CallerView.function_calls_counted`)
 ]
 
 # What a caller that keeps its own history and holds no session object cannot ask for: an adapter's stateless
@@ -351,6 +352,11 @@ class CallerView:
     every response this conversation returned on earlier turns, so the runner can prove nothing was mutated.
     `log` carries the implementation's log records, shown with a failure. `transport` holds the run request and
     its events when the caller reached the loop over an event protocol (AG-UI), for the event-level checks.
+    `function_calls_counted` is the loop's own count of function-call budget units spent when the turn ended, the
+    number its `max_function_calls` decision is made on (capability ``budget-counts``; `None` when not reported).
+    Some of what the spec says about the budget cannot be seen in the calls a run makes (an execution that pauses
+    for input ends the run, so no later decision of that run shows the unit it spent), so an implementation that
+    can tell reports it here.
     """
 
     updates: tuple[Update, ...] = ()
@@ -360,6 +366,7 @@ class CallerView:
     earlier_responses_after: tuple[Response, ...] = ()
     log: tuple[str, ...] = ()
     transport: TransportExchange | None = None
+    function_calls_counted: int | None = None
 
 
 @runtime_checkable

@@ -112,6 +112,7 @@ _EXPECTATIONS: Mapping[str, str] = {
     "expect.executions": "which tools run, how often and with what arguments, as the row requires",
     "expect.rules-asked": "which calls the approval layer's rules are asked about, as the row requires",
     "expect.model-calls": "how many model calls the row allows",
+    "expect.function-calls-counted": "how many function-call budget units the row says the run spends",
     "expect.requests": "what each model call receives, as the row requires",
     "expect.stream-order": "the order in which the row requires streamed contents to appear",
     "expect.error": "the error the row requires the caller to get",

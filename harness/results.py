@@ -45,6 +45,7 @@ EXPECT_CHECKS = (
     "expect.executions",
     "expect.rules-asked",
     "expect.model-calls",
+    "expect.function-calls-counted",
     "expect.requests",
     "expect.stream-order",
     "expect.error",

@@ -17,6 +17,10 @@
   older scenario of the row holds only one kind of content, so none could tell.
 * `EndsStreamAtDroppedCall` stops reading the stream at the first update whose local call it drops after a
   limit, losing the service's content and the metadata-only update that follow (same row and scenario).
+* `SpendsNothingOnPausedExecutions` leaves an approved execution that paused for input out of the function-call
+  budget; `SpendsOnePerInputRequest` charges one unit per input request instead of one per execution
+  ("Approval-time user input", `approval.user-input.budget-unit`, which reads the loop's own count: the run ends
+  at the pause, so no later decision of it shows the unit).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from harness.adapters.reference.loop import ReferenceLoop, _RunState  # pyright:
 from harness.contents import ApprovalResponse, Content, FunctionCall, Message, Text, Update, UserInputRequest
 
 BUNDLED = Path(__file__).resolve().parents[1] / "scenarios"
+USER_INPUT_BUDGET = BUNDLED / "approval" / "user-input-budget.yaml"
+USER_INPUT_BUDGET_SESSION = BUNDLED / "approval" / "user-input-budget-session.yaml"
 MULTI_CONTENT_SAME_TURN = BUNDLED / "correlation" / "multi-content-reused-id-same-turn.yaml"
 MIXED_AFTER_LIMIT = BUNDLED / "limits" / "post-limit-mixed-provider-content.yaml"
 ONLY_THE_FOLLOW_UP_CLOSES = BUNDLED / "correlation" / "follow-up-handwritten.yaml"
@@ -124,3 +130,26 @@ class EndsStreamAtDroppedCall(ReferenceLoop):
             return None
         return super()._keep_update_after_limit(update, tool_choice)
 
+
+
+def _input_requests(outcome: Sequence[Content]) -> int:
+    return sum(1 for c in outcome if isinstance(c, UserInputRequest))
+
+
+class SpendsNothingOnPausedExecutions(ReferenceLoop):
+    """Counts an approved execution against the budget only once it produced a result: one that asks for input
+    is left out."""
+
+    async def _execute_grouped(self, calls: list[FunctionCall], state: _RunState) -> list[list[Content]]:
+        outcomes = await super()._execute_grouped(calls, state)
+        state.function_calls -= sum(1 for outcome in outcomes if _input_requests(outcome))
+        return outcomes
+
+
+class SpendsOnePerInputRequest(ReferenceLoop):
+    """Counts each input request an approved execution raised as a call of its own."""
+
+    async def _execute_grouped(self, calls: list[FunctionCall], state: _RunState) -> list[list[Content]]:
+        outcomes = await super()._execute_grouped(calls, state)
+        state.function_calls += sum(max(_input_requests(outcome) - 1, 0) for outcome in outcomes)
+        return outcomes

@@ -12,12 +12,16 @@ from negative_controls_rows import (
     MIXED_AFTER_LIMIT,
     MULTI_CONTENT_SAME_TURN,
     ONLY_THE_FOLLOW_UP_CLOSES,
+    USER_INPUT_BUDGET,
+    USER_INPUT_BUDGET_SESSION,
     AccumulatesResultsByCallId,
     EndsStreamAtDroppedCall,
     FilesResultsByCallId,
     FollowUpClosesEveryOccurrence,
     IgnoresFollowUpRequests,
     JudgesWholeResponseAfterLimit,
+    SpendsNothingOnPausedExecutions,
+    SpendsOnePerInputRequest,
 )
 
 from harness import MODES, Mode, Scenario, ScenarioResult, load_scenario, run_scenario
@@ -141,3 +145,29 @@ async def test_ending_the_stream_at_the_dropped_call_loses_what_follows() -> Non
 async def test_correct_loops_drop_only_the_local_call_after_the_limit(make: type[LoopAdapter], mode: Mode) -> None:
     result = await run_scenario(_scenario(MIXED_AFTER_LIMIT), make(), mode)
     assert result.verdict == "pass", [(c.id, c.message) for c in result.checks if c.verdict == "fail"]
+
+
+# --- Approval-time user input: the budget unit -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("path", [USER_INPUT_BUDGET, USER_INPUT_BUDGET_SESSION], ids=["caller-history", "session"])
+@pytest.mark.parametrize(("control", "counted"), [(SpendsNothingOnPausedExecutions, 0), (SpendsOnePerInputRequest, 2)])
+async def test_a_loop_miscounting_a_paused_execution_fails_the_budget_unit(control: type[ReferenceLoop], counted: int,
+                                                                           path: Path, mode: Mode) -> None:
+    result = await run_scenario(_scenario(path), adapter_for(control), mode)
+    # Everything the caller sees is right: only the loop's own count tells.
+    assert _failed(result) == {"expect.function-calls-counted"}, _failed(result)
+    assert f"counted {counted} function calls against its budget, expected 1" in _message(
+        result, "expect.function-calls-counted")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("path", [USER_INPUT_BUDGET, USER_INPUT_BUDGET_SESSION], ids=["caller-history", "session"])
+@pytest.mark.parametrize("make", [pytest.param(ReferenceAdapter, id="reference"),
+                                  pytest.param(_framework, id="agent_framework")])
+async def test_correct_loops_spend_one_unit_on_the_paused_execution(make: type[LoopAdapter], path: Path,
+                                                                   mode: Mode) -> None:
+    result = await run_scenario(_scenario(path), make(), mode)
+    assert result.verdict == "pass", [(c.id, c.message) for c in result.checks if c.verdict == "fail"]
+    assert "expect.function-calls-counted" in {c.id for c in result.checks if c.verdict == "pass"}

@@ -115,6 +115,8 @@ def check_turn(expect: ExpectSpec, turn: TurnRecord, tool_names: Sequence[str], 
         results.append(CheckResult("expect.model-calls", "pass" if ok else "fail",
                                    "" if ok else f"{count} model calls, expected {expect.model_calls}", number,
                                    str(expect.model_calls), str(count)))
+    if expect.function_calls_counted is not None:
+        results.append(_budget_check(expect.function_calls_counted, turn))
     for request_expect in expect.requests or []:
         results.append(_request_check(request_expect, turn))
     if expect.events is not None:
@@ -128,6 +130,20 @@ def check_turn(expect: ExpectSpec, turn: TurnRecord, tool_names: Sequence[str], 
                                    "" if ok else "streamed contents appear in another order", number,
                                    "\n".join(expect.stream_order), "\n".join(tokens)))
     return results
+
+
+def _budget_check(expected: int, turn: TurnRecord) -> CheckResult:
+    number = turn.index + 1
+    counted = turn.view.function_calls_counted
+    if counted is None:
+        # The scenario requires `budget-counts`, so an implementation that runs it promised the count.
+        return CheckResult("expect.function-calls-counted", "fail",
+                           "the implementation reported no function-call count for this turn", number,
+                           str(expected), "not reported")
+    ok = counted == expected
+    return CheckResult("expect.function-calls-counted", "pass" if ok else "fail",
+                       "" if ok else f"the loop counted {counted} function calls against its budget, expected "
+                                     f"{expected}", number, str(expected), str(counted))
 
 
 def _error_check(expect: ExpectSpec, turn: TurnRecord) -> CheckResult:

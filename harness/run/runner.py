@@ -219,6 +219,9 @@ def _malformed_view(view: CallerView) -> str | None:
     transport = cast(object, view.transport)
     if transport is not None and not isinstance(transport, TransportExchange):
         return f"run_turn returned a CallerView whose transport is a {type(transport).__name__}"
+    counted = cast(object, view.function_calls_counted)
+    if counted is not None and (not isinstance(counted, int) or isinstance(counted, bool)):
+        return f"run_turn returned a CallerView whose function_calls_counted is a {type(counted).__name__}"
     return None
 
 

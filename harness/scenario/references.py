@@ -88,6 +88,7 @@ _FEATURE_CAPABILITIES = {
     "host": ("hosting-server", "'host'"),
     "context_tools": ("context-tools", "a context provider that adds 'tools'"),
     "transport_message": ("ag-ui", "a 'transport_message' input (a message in the AG-UI wire form)"),
+    "function_calls_counted": ("budget-counts", "an 'expect.function_calls_counted'"),
 }
 
 
@@ -144,6 +145,8 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
         for n, step in enumerate(turn.model):
             if step.conversation_id is not None:
                 yield from missing("conversation_id", ("turns", t, "model", n, "conversation_id"))
+        if turn.expect.function_calls_counted is not None:
+            yield from missing("function_calls_counted", ("turns", t, "expect", "function_calls_counted"))
 
 
 def _script_references(source: YamlSource, t: int, steps: Sequence[ModelStepSpec],

@@ -414,6 +414,10 @@ class ExpectSpec(Strict):
         default=None, description="Per tool: execution count or argument list; unnamed tools must not run."
     )
     model_calls: int | None = Field(default=None, ge=0)
+    function_calls_counted: int | None = Field(
+        default=None, ge=0, description="The function-call budget units the loop had spent when the turn ended, "
+                                        "as it counts them against max_function_calls (the scenario requires "
+                                        "capability `budget-counts`).")
     requests: list[RequestExpect] | None = None
     stream_order: list[str] | None = Field(
         default=None, description="Streaming: the order in which contents first appear, e.g. 'function_call c1'."

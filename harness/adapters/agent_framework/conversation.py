@@ -240,6 +240,11 @@ class AgentFrameworkConversation:
         client_kwargs: dict[str, Any] = {**turn.kwargs}
         if not self.stateless:
             client_kwargs["session"] = self.session
+        # The layer counts the run's function calls in this dict, resuming from what a paused batch saved in the
+        # session; it is read after the run as the budget the loop spent (`budget-counts`).
+        budget: dict[str, Any] = {}
+        if FEATURES.budget_state_key:
+            client_kwargs[FEATURES.budget_state_key] = budget
         with captured_logs() as logs, wire_serving(self.setup):
             try:
                 if self.setup.mode == "streaming":
@@ -264,7 +269,9 @@ class AgentFrameworkConversation:
             self._remember(final.messages)
         inputs_after = caller_input if isinstance(caller_input, str) else self.scripted.messages(
             messages_from_framework(caller_input))
-        return CallerView(tuple(updates), response, error, inputs_after, earlier, tuple(logs.lines))
+        counted = budget.get("total_function_calls", 0) if FEATURES.budget_state_key else None
+        return CallerView(tuple(updates), response, error, inputs_after, earlier, tuple(logs.lines),
+                          function_calls_counted=int(counted) if counted is not None else None)
 
     def _call(self, caller_input: str | list[FwMessage], client_kwargs: dict[str, Any], *, stream: bool) -> Any:
         options = cast(Any, self._options())
@@ -310,6 +317,8 @@ class AgentFrameworkAdapter:
             capabilities.add("occurrence-identity")
         if FEATURES.sliding_window:
             capabilities.add("compaction")
+        if FEATURES.budget_state_key:
+            capabilities.add("budget-counts")
         if stateless:
             capabilities -= SESSION_CAPABILITIES
         else:

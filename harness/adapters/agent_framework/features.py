@@ -7,6 +7,7 @@ import inspect
 from dataclasses import dataclass
 
 import agent_framework
+import agent_framework._tools as agent_framework_tools  # pyright: ignore[reportPrivateUsage]
 from agent_framework import Content, FunctionInvocationContext
 
 
@@ -19,6 +20,9 @@ class Features:
     approval_binding: bool  # approvals are bound to the session that issued them
     result_occurrence_id: bool  # a function result can name the call occurrence it answers
     sliding_window: bool  # the client takes a compaction strategy, and a sliding window by groups exists
+    # The client keyword under which the function invocation layer takes the dict it counts a run's budget in (a
+    # private name the framework's own tests pass); "" when the release has none.
+    budget_state_key: str
     config_keys: frozenset[str]
 
 
@@ -34,6 +38,7 @@ def _detect() -> Features:
         result_occurrence_id="id" in inspect.signature(Content.from_function_result).parameters,
         sliding_window=hasattr(agent_framework, "SlidingWindowStrategy")
         and "compaction_strategy" in inspect.signature(agent_framework.BaseChatClient.__init__).parameters,
+        budget_state_key=str(getattr(agent_framework_tools, "_FUNCTION_INVOCATION_BUDGET_STATE_KEY", "")),
         config_keys=config_keys,
     )
 

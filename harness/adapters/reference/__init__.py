@@ -35,7 +35,7 @@ REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
      "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "occurrence-identity",
      "service-continuation", "session-serialization", "persisted-budgets", "approval-policy", "signature-tools",
-     "context-providers", "history-providers", "compaction"}
+     "context-providers", "history-providers", "compaction", "budget-counts"}
 )
 
 REFERENCE_LOOP_MODULES: tuple[str, ...] = tuple(
@@ -157,7 +157,8 @@ class ReferenceConversation:
         except Exception as raised:  # noqa: BLE001 - every exception the caller gets is an observation
             kind = "provider" if isinstance(raised, ScriptedProviderError) else "loop"
             error = RaisedError(type(raised).__name__, str(raised), kind)
-        return CallerView(tuple(updates), response, error, self._frozen(caller_input), earlier)
+        return CallerView(tuple(updates), response, error, self._frozen(caller_input), earlier,
+                          function_calls_counted=self.loop.function_calls_counted)
 
     def _loop_session(self) -> LoopSession | None:
         return self.session if self.setup.use_session else None

@@ -154,6 +154,13 @@ class ReferenceLoop:
         self._request_numbers = itertools.count(1)  # approval request ids are unique per occurrence
         self._responses = itertools.count(1)  # model responses, for the occurrence ids of their calls
         self.keep_last_groups: int | None = None  # compaction: each model call gets only the latest groups
+        self._latest_run: _RunState | None = None
+
+    @property
+    def function_calls_counted(self) -> int | None:
+        """The function-call budget the latest run had spent when it ended (None before any run): what a caller
+        sees of the budget only when a later decision of the same run depends on it."""
+        return None if self._latest_run is None else self._latest_run.function_calls
 
     async def respond(
         self, messages: str | list[LoopMessage], tools: Sequence[LoopTool], *,
@@ -203,6 +210,7 @@ class ReferenceLoop:
         """Yields (streamed update, response message, whether the message joins the previous one)."""
         state = _RunState({t.name: t for t in tools}, self.caller_history(messages), tool_choice or "auto", kwargs,
                           continuation=continuation, session=session)
+        self._latest_run = state
         if self._layered(state):
             assert state.session is not None
             state.session.approvals.learn(state.history)
