@@ -873,3 +873,12 @@ def test_discover_finds_yaml_files_recursively_in_order(tmp_path: Path) -> None:
     assert discover([tmp_path, single]) == sorted(
         [tmp_path / "a.yml", tmp_path / "b/c/y.yaml", tmp_path / "b/z.yaml", single])
     assert json.dumps([str(p) for p in discover([])]) == "[]"
+
+
+def test_a_path_given_as_a_string_loads_and_a_missing_one_is_a_located_error(tmp_path: Path) -> None:
+    bundled = Path(__file__).resolve().parents[1] / "scenarios" / "approval" / "user-input.yaml"
+    assert load_scenario(str(bundled)).spec.id == "approval.user-input.all-requests"
+    missing = str(tmp_path / "absent.yaml")
+    with pytest.raises(ScenarioFileError) as caught:
+        load_scenario(missing)
+    assert caught.value.render().splitlines()[0] == f"{missing}:1:1: error[unreadable]: No such file or directory"

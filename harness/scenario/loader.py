@@ -25,12 +25,14 @@ from harness.scenario.spec_rows import SPEC_ROWS
 from harness.scenario.yaml_source import SourceError, YamlSource, load_yaml
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
+# Callers name files as strings as often as paths; both are taken.
+PathLike = str | os.PathLike[str]
 
 
-def discover(paths: Iterable[Path]) -> list[Path]:
+def discover(paths: Iterable[PathLike]) -> list[Path]:
     """Scenario files under `paths` (files or folders), sorted for a stable order."""
     found: set[Path] = set()
-    for path in paths:
+    for path in map(Path, paths):
         if path.is_dir():
             found.update(p for p in path.rglob("*") if p.suffix in SCENARIO_SUFFIXES and p.is_file())
         else:
@@ -38,13 +40,14 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     return sorted(found)
 
 
-def load_scenario(path: Path, known_rows: Iterable[str] | None = None) -> Scenario:
+def load_scenario(path: PathLike, known_rows: Iterable[str] | None = None) -> Scenario:
     """Load one scenario file; raises `ScenarioFileError` listing every problem it has."""
-    return _load(path, _rows(known_rows))[0]
+    return _load(Path(path), _rows(known_rows))[0]
 
 
-def load_scenario_text(path: Path, text: str, known_rows: Iterable[str] | None = None) -> Scenario:
+def load_scenario_text(path: PathLike, text: str, known_rows: Iterable[str] | None = None) -> Scenario:
     """Load a scenario from `text` as if read from `path` (generated scenarios): `ScenarioFileError` if it is bad."""
+    path = Path(path)
     try:
         return _validated(load_yaml(path, text), _rows(known_rows))
     except SourceError as error:
@@ -53,7 +56,7 @@ def load_scenario_text(path: Path, text: str, known_rows: Iterable[str] | None =
         raise ScenarioFileError(path, [problem], text) from None
 
 
-def load_many(paths: Iterable[Path], known_rows: Iterable[str] | None = None,
+def load_many(paths: Iterable[PathLike], known_rows: Iterable[str] | None = None,
               ) -> tuple[list[Scenario], list[ScenarioFileError]]:
     """Every scenario file under `paths` (files or folders): the scenarios that load, and the errors of the rest.
 
