@@ -222,3 +222,25 @@ def test_an_unreadable_reply_is_reported_not_crashed_on() -> None:
         streamed_response(_event("response.created", {"response": {"id": "r1"}}))
     with pytest.raises(UnreadableOutputError, match="not JSON"):
         streamed_response("event: response.completed\ndata: {not json\n\n")
+
+
+class _ServerBeforeResponseStore:
+    """The server's signature in the foundry-hosting releases paired with core 1.14.0 ... 1.19.0: the response store
+    is `store`, and unknown keywords go on to Starlette, which refuses them."""
+
+    def __init__(self, agent: Any, *, store: Any = None, agent_session_store_provider: Any = None,
+                 **kwargs: Any) -> None:
+        if kwargs.keys() - {"configure_observability"}:
+            raise TypeError(f"Starlette.__init__() got an unexpected keyword argument {sorted(kwargs)[0]!r}")
+        self.store = store
+
+
+def test_the_response_store_goes_under_the_keyword_the_installed_server_takes(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("agent_framework_foundry_hosting")
+    from harness.adapters.agent_framework import hosting
+
+    assert hosting._response_store_keyword() == "response_store"  # pyright: ignore[reportPrivateUsage]
+    monkeypatch.setattr(hosting, "ResponsesHostServer", _ServerBeforeResponseStore)
+    older = hosting.hosting_server(object())  # type: ignore[arg-type]
+    assert isinstance(older, _ServerBeforeResponseStore)
+    assert older.store is not None

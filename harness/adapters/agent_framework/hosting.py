@@ -92,8 +92,16 @@ class _ConversationSessions(StoreProvider[SessionStore]):
 def hosting_server(agent: Agent[Any]) -> ResponsesHostServer:
     """The server as a developer starts it, with in-memory response and session stores; its telemetry setup is left
     out, as it would export to the platform (a test must not reach the network)."""
-    return ResponsesHostServer(agent, response_store=InMemoryResponseProvider(), configure_observability=None,
+    store: dict[str, Any] = {_response_store_keyword(): InMemoryResponseProvider()}
+    return ResponsesHostServer(agent, **store, configure_observability=None,
                                agent_session_store_provider=_ConversationSessions())
+
+
+def _response_store_keyword() -> str:
+    """The server's keyword for its response store: `response_store`, or `store` in the releases before it (paired
+    with core 1.14.0 ... 1.19.0), which hand any keyword they do not know on to Starlette."""
+    parameters = inspect.signature(ResponsesHostServer.__init__).parameters
+    return "response_store" if "response_store" in parameters else "store"
 
 
 def request_input(messages: str | tuple[Message, ...]) -> str | list[dict[str, Any]]:
