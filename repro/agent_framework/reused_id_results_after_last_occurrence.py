@@ -1,36 +1,35 @@
-"""Two approved occurrences of one call id: both results reach the model after the second call.
+"""Approved reused-id occurrences: both results reach the model after the last occurrence's call.
 
 What it shows
     The caller keeps the conversation in its own store and sends it back written by hand: the model asked twice,
     in two rounds, with the same call id c1 (deploy_service for "api", then for "web"), each round with its
-    approval request, then one user message approving both. This runs with a fresh AgentSession passed and
-    without a session, in both response modes. Where the loop carries out both approvals, each occurrence runs
-    once, but the history it sends to the model holds both results in one tool message after the second call:
-    [user, assistant: call c1 (api), user, assistant: call c1 (web), tool: result c1, result c1]. The first call
-    is left without a result right after it, and the second call's turn is answered by two results (on 1.10.0 ...
-    1.12.1 both results even carry the first occurrence's output, "api deployed"). A provider that pairs results
-    with calls by id alone (the harness's neutral provider) accepts this; the Gemini API refuses it (HTTP 400,
-    "Please ensure that the number of function response parts is equal to the number of function call parts of
-    the function call turn."), and Chat Completions as well ("An assistant message with 'tool_calls' must be
-    followed by tool messages responding to each 'tool_call_id'"). The tools have run when the request is
-    refused.
+    approval request, then one user message approving both requests. No session is passed, so the loop carries
+    the approvals out (a caller passing a session has them dropped from 1.15.0 on:
+    handwritten_reused_id_approvals_ignored.py). Both occurrences run once, with their own arguments, but the
+    history sent to the model is
+        [user, assistant call c1 (api), user, assistant call c1 (web), tool [result c1 (api), result c1 (web)]]:
+    the api occurrence's result is not placed after its own call but after the web call, together with the web
+    result. Paired by position, as Chat Completions pairs tool messages with the assistant message they follow,
+    the api call has no result and the web call has two; the Chat Completions service refuses such a request
+    (HTTP 400 "An assistant message with 'tool_calls' must be followed by tool messages responding to each
+    'tool_call_id'" and "messages with role 'tool' must be a response to a preceeding message with 'tool_calls'"),
+    so the turn ends in the provider's error after both deploys ran. Both response modes.
 
 Spec rows violated (spec 004)
-    "Multiple reused-id rounds" (approved and rejected rounds retain separate call/result occurrences), "Multi-
-    content result with reused id" (every content produced by one execution stays with that approval occurrence),
-    and "Reused call_id values are correlated by logical occurrence": each occurrence's result belongs after its own
-    call, so that the history the model receives holds one valid call/result pair per occurrence.
+    Approval correlation and replay: "Multiple reused-id rounds | Approved and rejected rounds retain separate
+    call/result occurrences." and "Multi-content result with reused id" (every content produced by one execution
+    stays with that approval occurrence). Normative contract: "Reused `call_id` values are correlated by logical
+    occurrence, not one global value per id." and "Model-bound history contains one function call/result pair per
+    completed logical occurrence."
 
 Affected releases
-    agent-framework-core 1.10.0 ... 1.14.0 with a session and 1.10.0 ... 1.19.0 without one. From 1.15.0 with a
-    session and from 1.20.0 without one the loop drops such hand-written approvals altogether, so nothing runs and
-    no result is sent (handwritten_reused_id_approvals_ignored.py); where no variant carries the approvals out, this
-    script cannot show the placement and exits 2.
+    Checked on agent-framework-core 1.16.0 and 1.19.0 (defect). From 1.20.0 a caller without a session has its
+    approvals dropped (stateless_approval_ignored_without_session.py), so this script sets
+    `disable_approval_response_binding` when nothing ran, to reach the same path; see the printed lines.
 
 Run
     <venv>/bin/python repro/agent_framework/reused_id_results_after_last_occurrence.py
-    Exit status 1: the defect is present. Exit status 0: wherever both approvals run, each result follows its own
-    call. Exit status 2: no variant ran the approvals, so the placement could not be observed.
+    Exit status 1: the defect is present. Exit status 0: each occurrence's result follows its own call.
 """
 
 from __future__ import annotations
@@ -38,12 +37,10 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import json
-import logging
 import sys
 from typing import Any
 
 from agent_framework import (
-    AgentSession,
     BaseChatClient,
     ChatResponse,
     ChatResponseUpdate,
@@ -59,11 +56,11 @@ deployed: list[str] = []
 @tool(name="deploy_service", approval_mode="always_require")
 def deploy_service(service: str) -> str:
     deployed.append(service)
-    return f"{service} deployed"
+    return "deployed"
 
 
-class RecordingClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
-    """A model that answers with a final text and records each history it receives."""
+class ScriptedClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
+    """A model that answers every call with the same final text and records each history it receives."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -85,6 +82,7 @@ class RecordingClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
 
 
 def handwritten_history() -> list[Message]:
+    """Two rounds reusing call id c1, each with the approval request the caller stored, then both approvals."""
     api = Content.from_function_call("c1", "deploy_service", arguments=json.dumps({"service": "api"}))
     web = Content.from_function_call("c1", "deploy_service", arguments=json.dumps({"service": "web"}))
     r1 = Content.from_function_approval_request(id="r1", function_call=api)
@@ -98,49 +96,38 @@ def handwritten_history() -> list[Message]:
     ]
 
 
-def shape(messages: Any) -> list[str]:
+def described(messages: Any) -> list[tuple[str, list[str]]]:
     def one(content: Any) -> str:
         if content.type == "function_call":
-            return f"call {content.call_id} {content.arguments}"
-        if content.type == "function_result":
-            return f"result {content.call_id} {content.result!r}"
-        return str(content.type)
+            return f"function_call {content.call_id} {content.arguments}"
+        return f"{content.type} {content.call_id}" if content.call_id else str(content.type)
 
-    return [f"{m.role}: {', '.join(one(c) for c in m.contents)}" for m in messages if not isinstance(m, str)]
+    return [(str(m.role), [one(c) for c in m.contents]) for m in messages if not isinstance(m, str)]
 
 
-def misplaced(messages: Any) -> list[str]:
-    """Where the history breaks the rule that a model turn's calls are answered by the tool messages right after
-    it, one result per call, and that tool results answer nothing else."""
-    problems: list[str] = []
-    items = [m for m in messages if not isinstance(m, str)]
-    index = 0
-    while index < len(items):
-        message = items[index]
-        index += 1
-        calls = [c for c in message.contents if c.type == "function_call"]
-        if message.role == "tool":
-            problems.append(f"results {[c.call_id for c in message.contents]} follow no model turn with calls")
+def paired_by_position(messages: Any) -> bool:
+    """Every assistant message's calls are answered by the tool message(s) right after it, one result each."""
+    history = [m for m in messages if not isinstance(m, str)]
+    for index, message in enumerate(history):
+        calls = [c.call_id for c in message.contents if c.type == "function_call"]
+        if not calls:
             continue
-        if message.role != "assistant" or not calls:
-            continue
-        results: list[Any] = []
-        while index < len(items) and items[index].role == "tool":
-            results += [c for c in items[index].contents if c.type == "function_result"]
-            index += 1
-        if len(results) != len(calls):
-            problems.append(f"model turn with calls {[c.call_id for c in calls]} ({calls[0].arguments}) is followed "
-                            f"by {len(results)} result(s)")
-    return problems
+        answered: list[str] = []
+        for later in history[index + 1:]:
+            if str(later.role) != "tool":
+                break
+            answered += [c.call_id for c in later.contents if c.type == "function_result"]
+        if sorted(answered) != sorted(calls):
+            return False
+    return True
 
 
-async def run(stream: bool, with_session: bool) -> str:
-    """'ran' (both approvals carried out, results placed right), 'misplaced', or 'dropped'."""
+async def run(stream: bool, *, unbound: bool = False) -> bool | None:
+    """True: results placed after their own calls; False: misplaced; None: the approvals did not run."""
     deployed.clear()
-    client = RecordingClient()
+    client = ScriptedClient(function_invocation_configuration={"disable_approval_response_binding": True}) \
+        if unbound else ScriptedClient()
     kwargs: Any = {"options": {"tools": [deploy_service]}}
-    if with_session:
-        kwargs["client_kwargs"] = {"session": AgentSession()}
     if stream:
         response_stream = client.get_response(handwritten_history(), stream=True, **kwargs)
         async for _ in response_stream:
@@ -148,31 +135,34 @@ async def run(stream: bool, with_session: bool) -> str:
         await response_stream.get_final_response()
     else:
         await client.get_response(handwritten_history(), **kwargs)
-    label = f"{'with an AgentSession' if with_session else 'no session'}, {'streaming' if stream else 'non-streaming'}"
-    sent = client.received[-1] if client.received else []
-    print(f"  {label}: deployed {deployed}")
-    print(f"      history sent to the model: {shape(sent)}")
-    if sorted(deployed) != ["api", "web"]:
-        print("      the approvals were not carried out: the placement cannot be observed here")
-        return "dropped"
-    problems = misplaced(sent)
-    for problem in problems:
-        print(f"      {problem}")
-    return "misplaced" if problems else "ran"
+    label = f"{'streaming' if stream else 'non-streaming'}" + (", binding disabled" if unbound else "")
+    print(f"  no session, {label}: deployed {deployed}")
+    if sorted(deployed) != ["api", "web"] or not client.received:
+        print("      the approvals were not carried out")
+        return None
+    print(f"      history sent to the model: {described(client.received[-1])}")
+    placed = paired_by_position(client.received[-1])
+    if not placed:
+        print("      <- the api call's result is not right after the api call")
+    return placed
 
 
 async def main() -> int:
-    logging.getLogger("agent_framework").setLevel(logging.ERROR)
     print(f"agent-framework-core {importlib.metadata.version('agent-framework-core')}")
-    outcomes = [await run(stream, with_session) for with_session in (True, False) for stream in (False, True)]
-    if "misplaced" in outcomes:
-        print("DEFECT: an earlier occurrence's result reaches the model after a later call, not after its own")
-        return 1
-    if "ran" in outcomes:
-        print("FIXED: wherever both approvals run, each result follows its own call")
+    outcomes: list[bool] = []
+    for stream in (False, True):
+        outcome = await run(stream)
+        if outcome is None:
+            outcome = await run(stream, unbound=True)
+        if outcome is None:
+            print("NOT RUN: the approvals are not carried out on this release")
+            return 2
+        outcomes.append(outcome)
+    if all(outcomes):
+        print("FIXED: each approved occurrence's result follows its own call in the history sent to the model")
         return 0
-    print("NOT SHOWN: no variant carried out the approvals (handwritten_reused_id_approvals_ignored.py)")
-    return 2
+    print("DEFECT: both occurrences' results are sent after the last occurrence's call")
+    return 1
 
 
 if __name__ == "__main__":
