@@ -72,7 +72,7 @@ example:
 MATRIX_EXAMPLES = """\
 example:
   loop-conformance version-matrix results-1.22.0.json results-1.23.0.json \\
-      --package agent_framework=agent-framework-core \\
+      --package agent_framework=agent-framework-core --baseline baselines/known-failures.yaml \\
       --markdown reports/version-matrix.md --json reports/version-matrix.json"""
 
 _FORMAT = argparse.RawDescriptionHelpFormatter  # descriptions and examples keep their line breaks
@@ -158,6 +158,9 @@ def _parser() -> argparse.ArgumentParser:
     matrix.add_argument("--package", action="append", default=[], type=_package, metavar="IMPL=PACKAGE",
                         help="the package whose releases IMPL's results are of, named in its table's heading "
                              "(repeatable)")
+    matrix.add_argument("--baseline", type=Path, metavar="FILE",
+                        help="judge every run against this baseline's known failures instead of keeping the "
+                             "verdicts stored when it was swept")
     matrix.add_argument("--markdown", type=Path, required=True, metavar="FILE", help="write the Markdown table here")
     matrix.add_argument("--json", type=Path, required=True, metavar="FILE", help="write the JSON form here")
     _add_fuzz(commands)
@@ -196,7 +199,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "diff":
         return diff_command(args.old, args.new)
     if args.command == "version-matrix":
-        by_implementation = load_results(args.results)
+        known = load_baseline(args.baseline).known_failures if args.baseline is not None else None
+        by_implementation = load_results(args.results, known)
         packages = dict(args.package)
         args.markdown.write_text(render_markdown(by_implementation, packages=packages), encoding="utf-8")
         args.json.write_text(render_json(by_implementation, packages=packages), encoding="utf-8")

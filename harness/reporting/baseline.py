@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from harness.bundled import BUNDLED_BASELINE as BUNDLED_BASELINE
 from harness.contract import Dialect
 from harness.errors import HarnessError
-from harness.results import NEUTRAL_PROVIDER, CheckResult, ScenarioResult
+from harness.results import NEUTRAL_PROVIDER, CheckResult, ScenarioResult, overall
 
 
 class KnownFailure(BaseModel):
@@ -152,3 +152,15 @@ def apply_baseline(result: ScenarioResult, entries: Sequence[KnownFailure]) -> S
                        reason="known failure partly fixed: narrow its baseline entry")
     reason = " ".join(f"known failure: {' '.join(e.reason.split())} Reproduction: {e.reproduction}" for e in shown)
     return replace(result, verdict="xfail", checks=checks, reason=reason)
+
+
+def rejudge(result: ScenarioResult, entries: Sequence[KnownFailure]) -> ScenarioResult:
+    """A stored result judged afresh against `entries`, as its run would judge it now: what an earlier baseline
+    excused (`xfail`) or marked stale counts as the plain check again. A baseline changes more often than a release
+    is swept, and a results file keeps the verdicts of the baseline it was swept with."""
+    if result.verdict in ("n/a", "error"):
+        return result
+    checks = tuple(replace(c, verdict="fail") if c.verdict == "xfail" else c for c in result.checks
+                   if c.id != "baseline")
+    return apply_baseline(replace(result, verdict=overall(list(checks)), checks=checks, reason=""), entries)
+

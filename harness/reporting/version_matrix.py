@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from harness.reporting.baseline import release_key
+from harness.reporting.baseline import KnownFailure, rejudge, release_key
 from harness.reporting.documents import load_results_document
 from harness.results import NEUTRAL_PROVIDER, Verdict, with_provider
 from harness.scenario.spec_rows import SPEC_ROWS, SpecRow
@@ -41,15 +41,18 @@ class Cell:
 ByVersion = dict[str, list[dict[str, Any]]]
 
 
-def load_results(paths: Sequence[Path]) -> dict[str, ByVersion]:
+def load_results(paths: Sequence[Path], known: Sequence[KnownFailure] | None = None) -> dict[str, ByVersion]:
     """Results by implementation (with its provider unless neutral), then by its version; each file is a
-    `loop-conformance run --json` document."""
+    `loop-conformance run --json` document. With `known`, every run is judged against those known failures instead
+    of keeping the verdict its sweep gave it (`rejudge`)."""
     by_implementation: dict[str, ByVersion] = {}
     for path in paths:
-        load_results_document(path)  # a located error for a file that is not a results document
+        parsed = load_results_document(path)  # a located error for a file that is not a results document
         document = cast(dict[str, Any], json.loads(path.read_text(encoding="utf-8")))
         release = str(document.get("release") or "")
-        for result in cast(list[dict[str, Any]], document["results"]):
+        results = cast(list[dict[str, Any]], document["results"]) if known is None else [
+            rejudge(result, known).to_json() for result in parsed.results]
+        for result in results:
             if release and str(result["version"]) != release:
                 # A companion's release beside the core release the file is of: the column is the core release.
                 result = {**result, "version": release, "companion_release": str(result["version"])}

@@ -110,3 +110,28 @@ def test_neutral_tables_and_files_without_provider_packages_keep_plain_release_h
     by_table = load_results([path])
     assert "| Section | Spec row | 1.23.0 |" in render_markdown(by_table)
     assert "provider_releases" not in json.loads(render_json(by_table))["implementations"]["agent_framework"]
+
+
+def test_a_baseline_given_to_the_matrix_judges_every_stored_run_again(tmp_path: Path) -> None:
+    """A results file keeps the verdicts of the baseline it was swept with; the matrix judges them with today's."""
+    from harness.reporting.baseline import KnownFailure
+
+    row = ["Approved non-streaming resume"]
+    newly_known = run("approval.approved-resume.caller-history", row, impl="agent_framework", version="1.20.0",
+                      verdict="fail", checks=[check("completes"), check("approved-once", "fail", "never executed")])
+    no_longer_known = run("normal.single-call", ["Single non-streaming call"], impl="agent_framework",
+                          version="1.20.0", verdict="xfail", reason="known failure: gone since",
+                          checks=[check("completes"), check("expect.response", "xfail", "differs")])
+    path = tmp_path / "1.20.0.json"
+    path.write_text(json.dumps(document([newly_known, no_longer_known])), encoding="utf-8")
+    entry = KnownFailure(scenario="approval.approved-resume.caller-history", implementation="agent_framework",
+                         checks=["approved-once"], modes=["non-streaming"], versions_from="1.20.0",
+                         reason="The approved call never runs without a session (a made-up entry of this test).",
+                         reproduction="repro/none.py")
+    stored = load_results([path])["agent_framework"]["1.20.0"]
+    assert [r["verdict"] for r in stored] == ["fail", "xfail"]
+    judged = load_results([path], [entry])["agent_framework"]["1.20.0"]
+    assert [r["verdict"] for r in judged] == ["xfail", "fail"]
+    assert [c["verdict"] for c in judged[0]["checks"]] == ["pass", "xfail"]
+    assert judged[1]["reason"] == ""
+    assert "| Approved non-streaming resume | ⚠️ · |" in render_markdown(load_results([path], [entry]))
