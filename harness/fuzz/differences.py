@@ -52,9 +52,15 @@ def _loop_wording(items: list[Item], known: Known) -> list[Item]:
 
 def _request_ids(items: list[Item], known: Known) -> list[Item]:
     del known
-    return [(role, {kind: {k: v for k, v in body.items() if k != "id"}}) if kind in ("approval_request",
-                                                                                   "user_input_request")
+    return [(role, {kind: {k: v for k, v in body.items() if k != "id"}})
+            if kind in ("approval_request", "user_input_request") and not service_issued(body)
             else (role, {kind: body}) for role, content in items for kind, body in content.items()]
+
+
+def service_issued(body: dict[str, Any]) -> bool:
+    """A hosted service's approval request: its id is the service's, which the loop passes on untouched."""
+    call: object = body.get("function_call")
+    return isinstance(call, dict) and cast(dict[str, Any], call).get("server_label") is not None
 
 
 def _input_request_call(items: list[Item], known: Known) -> list[Item]:
@@ -156,7 +162,9 @@ DIFFERENCES: tuple[Difference, ...] = (
                "compared.",
                _optional_response_text),
     Difference("generated-ids",
-               "Approval and input requests carry ids the loop generates; they are compared by the call they name.",
+               "Approval and input requests carry ids the loop generates; they are compared by the call they name. "
+               "A hosted service's approval request keeps its id, which the service issued and the loop passes on "
+               "(row \"Hosted approval pass-through\").",
                _request_ids),
     Difference("input-request-call",
                "An input request names its call by call id; repeating the call's name and arguments inside it is "

@@ -13,7 +13,8 @@ Feature = Literal[
     "raise-timeout-error", "delay", "parallel", "calls-across-messages", "reused-id", "reasoning",
     "ignores-tool-choice", "max-iterations", "max-function-calls", "max-consecutive-errors", "blank-answer",
     "multi-turn", "mixed-batch", "decided", "declaration-only", "input-request", "hosted-call",
-    "approved-together", "mixed-decision",
+    "approved-together", "mixed-decision", "hosted-approval", "hosted-decision", "hosted-approved",
+    "hosted-rejected",
 ]
 FEATURES: tuple[str, ...] = get_args(Feature)
 
@@ -48,6 +49,12 @@ def features(scenario: Scenario) -> frozenset[str]:
                 found.update({"decided", "rejected" if decision == "reject" else "approved"})
                 approved += decision != "reject"
                 rejected += decision == "reject"
+            for content in item.message.contents if item.message is not None else []:
+                response = content.approval_response
+                if (response is not None and response.function_call is not None
+                        and response.function_call.server_label is not None):
+                    # the caller's decision on a hosted service's approval request
+                    found.update({"hosted-decision", "hosted-approved" if response.approved else "hosted-rejected"})
         if approved > 1:
             found.add("approved-together")  # one turn approves several calls at once
         if approved and rejected:
@@ -66,6 +73,9 @@ def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> 
     contents: list[ContentSpec] = step.contents or [c for m in step.messages or [] for c in m.contents]
     if any(c.function_call is not None and c.function_call.informational_only for c in contents):
         found.add("hosted-call")  # a call a hosted service ran, returned beside its result
+    if any(c.approval_request is not None and c.approval_request.function_call is not None
+           and c.approval_request.function_call.server_label is not None for c in contents):
+        found.add("hosted-approval")  # a hosted service asks the caller to approve a call of its own tool
     calls = [c.function_call for c in contents
              if c.function_call is not None and not c.function_call.informational_only]
     if len(calls) > 1:
