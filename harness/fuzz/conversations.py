@@ -143,6 +143,8 @@ def conversations(draw: st.DrawFn, capabilities: Collection[str] = ()) -> Scenar
             text = draw(_SHORT_TEXT)
             pending = _play_turn(draw, script, [*replay, {"user": f"request {number + 1}: {text}"}])
         while pending:
+            if script.hosted_decided and not session:
+                break  # a resume would replay the submitted hosted decision: the pause stays unanswered
             replay = [] if session else [{"history": "previous"}]
             if any(tool.declaration_only for _, tool in pending):
                 # The caller runs its own tool and answers with the result, as a host implementing it would.
@@ -160,8 +162,6 @@ def conversations(draw: st.DrawFn, capabilities: Collection[str] = ()) -> Scenar
                 hosted_answer = [_hosted_decisions(draw, script)]
             pending = _play_turn(draw, script, [*replay, *hosted_answer, {"approvals": decisions}],
                                  held=(pending, decisions))
-            if script.hosted_decided and not session:
-                break  # a later resume would replay the submitted hosted decision: the conversation ends here
     requires = ["approval"] if approvals else []
     if session:
         requires.append("sessions")

@@ -81,10 +81,13 @@ def _usage(items: list[Item], known: Known) -> list[Item]:
     return [(role, content) for role, content in items if "usage" not in content]
 
 
+def _blank(content: dict[str, Any]) -> bool:
+    return isinstance(content.get("text"), str) and not content["text"].strip()
+
+
 def _blank_text(items: list[Item], known: Known) -> list[Item]:
     del known
-    return [(role, content) for role, content in items
-            if not (isinstance(content.get("text"), str) and not content["text"].strip())]
+    return [(role, content) for role, content in items if not _blank(content)]
 
 
 def _rejection_flag(items: list[Item], known: Known) -> list[Item]:
@@ -133,7 +136,10 @@ def _fallback_after_service_content(items: list[Item], known: Known) -> list[Ite
         call: dict[str, Any] = request.get("function_call") or {}
         return call.get("server_label") is not None
 
-    if len(items) >= 2 and items[-1][1].get("text") == "<written by the loop>" and from_service(items[-2][1]):
+    # A blank text of the model's between that content and the loop's text leaves the answer's content the
+    # service's (blank texts are compared by blank-text, after this).
+    before = [content for _, content in items[:-1] if not _blank(content)]
+    if items and items[-1][1].get("text") == "<written by the loop>" and before and from_service(before[-1]):
         return items[:-1]
     return items
 
@@ -153,7 +159,7 @@ DIFFERENCES: tuple[Difference, ...] = (
                "result, a hosted approval request) and no text is not blank, so the spec's fallback content is not "
                "owed; a loop may still add a text after that content (the bundled scenario "
                "limits.post-limit-tool-content.mixed-local-and-hosted leaves it to the loop). A trailing text the "
-               "loop wrote right after such content is not compared.",
+               "loop wrote right after such content (a blank text of the model's in between too) is not compared.",
                _fallback_after_service_content),
     Difference("optional-model-response",
                "A model response the script marks optional (the model call a loop may make or leave out, such as "
