@@ -14,7 +14,7 @@ Feature = Literal[
     "ignores-tool-choice", "max-iterations", "max-function-calls", "max-consecutive-errors", "blank-answer",
     "multi-turn", "mixed-batch", "decided", "declaration-only", "input-request", "hosted-call",
     "approved-together", "mixed-decision", "hosted-approval", "hosted-decision", "hosted-approved",
-    "hosted-rejected",
+    "hosted-rejected", "hosted-approval-beside-calls",
 ]
 FEATURES: tuple[str, ...] = get_args(Feature)
 
@@ -78,6 +78,8 @@ def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> 
         found.add("hosted-approval")  # a hosted service asks the caller to approve a call of its own tool
     calls = [c.function_call for c in contents
              if c.function_call is not None and not c.function_call.informational_only]
+    if calls and "hosted-approval" in found:
+        found.add("hosted-approval-beside-calls")  # ... in a response that also holds local calls
     if len(calls) > 1:
         found.add("parallel")
     if len({str(call.name) in gated for call in calls}) == 2:
