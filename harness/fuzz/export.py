@@ -1,7 +1,8 @@
 """A shrunk counterexample as a readable scenario file that reproduces it with `loop-conformance run --scenarios`.
 
 The file gets an id, a title and the spec rows that its failing checks enforce. Invariant failures reproduce as they
-are; a disagreement with the reference loop is turned into expectations (the executions the reference made), so the
+are; a disagreement with the reference loop is turned into expectations (the executions the reference made), and a
+hosted decision that does not reach the model into a `requests` expectation on the turn's first model call, so the
 file fails on its own, without the fuzzer.
 """
 
@@ -11,7 +12,7 @@ import hashlib
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from harness.fuzz.differences import service_issued
 from harness.fuzz.hosted import HOSTED_PASSTHROUGH
@@ -54,15 +55,38 @@ def counterexample(spec: ScenarioSpec, finding: Finding, reference: Observed | N
         "spec": rows or ["Multiple sequential rounds"],
         "description": f"Found and shrunk by loop-conformance fuzz: {finding.message}",
     }
-    if DIFFERENTIAL in finding.checks and reference is not None:
+    if HOSTED_PASSTHROUGH in finding.checks:
+        # The caller's hosted decisions must reach the first model call of the turn that sends them.
+        for turn in data["turns"]:
+            items: list[Any] = turn["input"] if isinstance(turn["input"], list) else []
+            contents: list[dict[str, Any]] = [c for item in items if isinstance(item, dict) and "message" in item
+                                              for c in cast(dict[str, Any], item)["message"]["contents"]]
+            decisions = [{"approval_response": _decision_expectation(c["approval_response"])}
+                         for c in contents if _hosted_decision(c)]
+            if decisions:
+                # The caller sends them in one user message; the model must receive them there.
+                wanted = {"role": "user", "contents": {"$all": [{"$contains": d} for d in decisions]}}
+                turn.setdefault("expect", {})["requests"] = [{"call": 1, "messages": {"$contains": wanted}}]
+    if {DIFFERENTIAL, HOSTED_PASSTHROUGH} & set(finding.checks) and reference is not None:
         per_turn: list[dict[str, list[dict[str, Any]]]] = [{} for _ in data["turns"]]
         for execution in reference.executions:
             per_turn[execution.turn].setdefault(execution.tool, []).append(dict(execution.arguments))
         scripted = scripted_texts_of(spec)
         responses = [_expected_response(t["response"], scripted) for t in reference.result.transcript]
         for turn, executions, response in zip(data["turns"], per_turn, responses, strict=False):
-            turn["expect"] = {"executions": executions, "response": response}
+            turn["expect"] = turn.get("expect", {}) | {"executions": executions, "response": response}
     return ScenarioSpec.model_validate(data)
+
+
+def _hosted_decision(content: dict[str, Any]) -> bool:
+    response: dict[str, Any] | None = content.get("approval_response")
+    call: dict[str, Any] = (response or {}).get("function_call") or {}
+    return call.get("server_label") is not None
+
+
+def _decision_expectation(response: dict[str, Any]) -> dict[str, Any]:
+    """A hosted decision as the model must receive it: the caller's fields, and the call id the loop shows."""
+    return {"call_id": response["function_call"]["call_id"]} | {k: v for k, v in response.items() if k != "standing"}
 
 
 def scripted_texts_of(spec: ScenarioSpec) -> set[str]:
