@@ -144,7 +144,8 @@ def test_a_hosted_approval_and_its_decision_round_trip_through_a_file(feature: s
     request = next(c.approval_request for t in spec.turns for step in t.model
                    for c in (step.contents or [c for m in step.messages or [] for c in m.contents])
                    if c.approval_request is not None)
-    assert request.function_call is not None and request.function_call.server_label is not None
+    assert request.function_call is not None
+    assert request.function_call.server_label is not None
     assert f"id: {request.id}" in text  # the service's own request id, which the caller's decision names
     assert "approval_response:" in text
     path = tmp_path / "generated.yaml"
