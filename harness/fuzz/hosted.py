@@ -12,9 +12,15 @@ on the immediate resume request"):
   function_result for it, neither in a response nor in what the model receives (only the service's own results,
   which the script returns, may appear);
 * a hosted decision in a turn's caller input (not a replay of an earlier turn) reaches the turn's first model call
-  exactly once, as the approval response itself.
+  exactly once, as the approval response itself;
+* where the loop keeps the history (a session), neither that decision nor the request it answers reaches the model
+  on a later turn: both are inert once the decision was sent (rows "Pending hosted history replay", "Approval
+  control content": base history replay filters approval controls). A caller replaying its own history owns that
+  rule itself (the generator ends such a conversation after the decision).
 
-Scenarios without hosted approval requests or decisions have nothing to judge.
+Scenarios without hosted approval requests or decisions have nothing to judge, nor have those behind an approval
+layer (`approval_policy`), whose standing decisions and rules may answer a hosted request for the caller: the
+bundled scenarios of the layer state what happens there.
 """
 
 from __future__ import annotations
@@ -66,11 +72,12 @@ def hosted_problems(scenario: Scenario, transcript: Sequence[dict[str, Any]], re
     hosted_ids = {c.function_call.call_id for contents in scripted for c in contents
                   if isinstance(c, ApprovalRequest) and _hosted(c)}
     decisions = _decisions(scenario)
-    if not hosted_ids and not any(decisions):
-        return []
+    if (not hosted_ids and not any(decisions)) or scenario.spec.approval_policy is not None:
+        return []  # behind an approval layer, the layer may answer a hosted request itself (its scenarios say how)
     hosted_ids |= {d.function_call.call_id for turn in decisions for d in turn}
     problems: list[str] = []
     served_results: Counter[str] = Counter()  # the service's own results for hosted calls, served so far
+    settled: set[str] = set()  # ids of hosted requests whose decision an earlier turn sent
     for index, turn in enumerate(scenario.turns):
         turn_requests = [r for r in requests if r.turn == index]
         served = [c for step in turn.steps[:len(turn_requests)] for c in _contents(step.response.messages)]
@@ -105,6 +112,14 @@ def hosted_problems(scenario: Scenario, transcript: Sequence[dict[str, Any]], re
             if execution.turn == index and execution.call_id in hosted_ids:
                 problems.append(f"turn {index + 1}: the local tool {execution.tool!r} runs for the hosted call "
                                 f"{execution.call_id!r}")
+        if scenario.spec.session:
+            for number, request in enumerate(turn_requests, 1):
+                stale = sorted({c.id for c in _contents(request.seen)
+                                 if isinstance(c, ApprovalRequest | ApprovalResponse) and _hosted(c) and c.id in settled})
+                if stale:
+                    problems.append(f"turn {index + 1}: model call {number} receives the settled hosted approval "
+                                    f"control(s) {stale} again, after an earlier turn sent the decision")
+        settled.update(d.id for d in decisions[index])
         if decisions[index]:
             if not turn_requests:
                 problems.append(f"turn {index + 1}: the caller's hosted decision never reaches the service (the turn "
