@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
+from harness.limits import DEFAULT_MAX_CONSECUTIVE_ERRORS
 from harness.scenario.model import Scenario
 from harness.scenario.schema import ContentSpec, ModelStepSpec
 
@@ -40,6 +41,8 @@ def features(scenario: Scenario) -> frozenset[str]:
     for setting in ("max_iterations", "max_function_calls", "max_consecutive_errors"):
         if getattr(scenario.config, setting) is not None:
             found.add(setting.replace("_", "-"))
+    if _error_cap_reached(scenario):
+        found.add("max-consecutive-errors")  # the default cap too, where no setting names it
     seen_ids: set[str] = set()
     gated = {tool.name for tool in scenario.tools if tool.approval_required}
     for turn in spec.turns:
@@ -93,3 +96,22 @@ def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> 
     if any(c.text == "" for c in contents):
         found.add("blank-answer")
     return found
+
+
+def _error_cap_reached(scenario: Scenario) -> bool:
+    """Some turn has as many rounds in a row with a failing call as the error cap allows (the default cap when the
+    scenario sets none)."""
+    cap = scenario.config.max_consecutive_errors
+    cap = DEFAULT_MAX_CONSECUTIVE_ERRORS if cap is None else cap
+    raising = {tool.name for tool in scenario.tools if any(b.kind == "raise" for b in tool.behaviours)}
+    if cap <= 0 or not raising:
+        return False
+    for turn in scenario.spec.turns:
+        in_row = 0
+        for step in turn.model:
+            contents: list[ContentSpec] = step.contents or [c for m in step.messages or [] for c in m.contents]
+            names = {str(c.function_call.name) for c in contents if c.function_call is not None}
+            in_row = in_row + 1 if names & raising else 0
+            if in_row >= cap:
+                return True
+    return False

@@ -115,7 +115,8 @@ def hosted_problems(scenario: Scenario, transcript: Sequence[dict[str, Any]], re
         if scenario.spec.session:
             for number, request in enumerate(turn_requests, 1):
                 stale = sorted({c.id for c in _contents(request.seen)
-                                 if isinstance(c, ApprovalRequest | ApprovalResponse) and _hosted(c) and c.id in settled})
+                                 if isinstance(c, ApprovalRequest | ApprovalResponse) and _hosted(c)
+                                 and c.id in settled})
                 if stale:
                     problems.append(f"turn {index + 1}: model call {number} receives the settled hosted approval "
                                     f"control(s) {stale} again, after an earlier turn sent the decision")
