@@ -199,3 +199,20 @@ def test_features_name_hosted_approvals_and_decisions() -> None:
     assert "hosted-rejected" in features(load_scenario(BUNDLED / "approval" / "hosted-pass-through-session.yaml"))
     mixed = features(load_scenario(BUNDLED / "approval" / "hosted-mixed-local.yaml"))
     assert {"hosted-approval-beside-calls", "decided", "hosted-decision"} <= mixed
+
+
+def test_reference_session_replays_a_pending_hosted_request_but_no_settled_one() -> None:
+    # Spec: a hosted decision goes to the service once, on the resume request; then both controls are inert, while
+    # a request still waiting for its decision stays replayable (row "Pending hosted history replay").
+    from harness.adapters.reference.approvals import without_settled_hosted_controls
+    from harness.contents import ApprovalRequest, ApprovalResponse, Message
+
+    def call(call_id: str) -> FunctionCall:
+        return FunctionCall(call_id, "search_docs", {"x": "a"}, False, "docs")
+
+    settled, pending = ApprovalRequest("mcpr-1", call("h1")), ApprovalRequest("mcpr-2", call("h2"))
+    history = [Message("user", (Text("go"),)), Message("assistant", (settled, pending, Text("asked"))),
+               Message("user", (ApprovalResponse("mcpr-1", True, call("h1")),)), Message("assistant", (Text("ok"),))]
+    assert without_settled_hosted_controls(history) == [
+        Message("user", (Text("go"),)), Message("assistant", (pending, Text("asked"))),
+        Message("assistant", (Text("ok"),))]
