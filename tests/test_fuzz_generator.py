@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import get_args
 
 import pytest
-from hypothesis import find, given, settings
+from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 
 from harness.adapters.reference import adapter as reference_adapter
@@ -28,6 +28,9 @@ from harness.transcript import stream_tokens
 BUNDLED = Path(__file__).resolve().parent.parent / "scenarios"
 CAPABILITIES_ALL: frozenset[str] = frozenset(get_args(Capability))
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=SLOW_EXAMPLES, database=None)
+# The first conversation with a feature, unshrunk: shrinking a whole conversation costs minutes and proves nothing here.
+FIND = settings(max_examples=500, deadline=None, database=None, derandomize=True, phases=(Phase.generate,),
+                suppress_health_check=SLOW_EXAMPLES)
 
 
 @FAST
@@ -96,13 +99,13 @@ def test_features_name_what_a_scenario_exercises() -> None:
     assert "caller-history" not in features(scenario)
 
 
-@pytest.mark.parametrize("feature", ["declaration-only", "input-request", "hosted-call"])
+@pytest.mark.parametrize("feature", ["declaration-only", "input-request", "hosted-call", "hosted-approval",
+                                     "hosted-approval-beside-calls", "hosted-decision"])
 def test_generator_makes_caller_run_tools_input_requests_and_hosted_calls(feature: str) -> None:
     # Each kind is generated, round-trips through YAML, and the reference loop passes every oracle on it.
     spec = find(conversations(reference_adapter().capabilities),
                 lambda s: feature in features(load_generated(s, Path("generated.yaml"))),
-                settings=settings(max_examples=500, deadline=None, database=None, derandomize=True,
-                                  suppress_health_check=SLOW_EXAMPLES))
+                settings=FIND)
     loaded = load_generated(spec, Path("generated.yaml"))
     assert loaded.spec == spec
     assert asyncio.run(Judge().findings(loaded, reference_adapter())) == []
@@ -127,3 +130,90 @@ def test_a_parsed_argument_fragment_after_a_blank_start_continues_the_call() -> 
     two = [Update("assistant", (FunctionCall("c1", "book", {"room": "4"}),), "m"),
            Update("assistant", (FunctionCall("c1", "", {"room": "5"}),), "m")]
     assert len(fold_updates(two).messages[0].contents) == 2  # two complete argument sets are never merged
+
+
+def _with_hosted_decision(feature: str) -> ScenarioSpec:
+    return find(conversations(reference_adapter().capabilities),
+                lambda s: {"hosted-decision", feature} <= features(load_generated(s, Path("generated.yaml"))),
+                settings=FIND)
+
+
+@pytest.mark.parametrize("feature", ["hosted-approved", "hosted-rejected", "session"])
+def test_a_hosted_approval_and_its_decision_round_trip_through_a_file(feature: str, tmp_path: Path) -> None:
+    spec = _with_hosted_decision(feature)
+    text = scenario_yaml(spec)
+    request = next(c.approval_request for t in spec.turns for step in t.model
+                   for c in (step.contents or [c for m in step.messages or [] for c in m.contents])
+                   if c.approval_request is not None)
+    assert request.function_call is not None
+    assert request.function_call.server_label is not None
+    assert f"id: {request.id}" in text  # the service's own request id, which the caller's decision names
+    assert "approval_response:" in text
+    path = tmp_path / "generated.yaml"
+    path.write_text(text, encoding="utf-8")
+    loaded = load_scenario(path)
+    assert loaded.spec == spec
+    assert {"approval", "hosted-tools"} <= set(loaded.spec.requires)
+    assert asyncio.run(Judge().findings(loaded, reference_adapter())) == []
+
+
+def test_no_hosted_approvals_without_the_capability() -> None:
+    # Gated like hosted calls: a loop without hosted-tools (or without approvals) never gets them.
+    for capabilities in (CAPABILITIES_ALL - {"hosted-tools"}, CAPABILITIES_ALL - {"approval"}):
+        @settings(max_examples=40, deadline=None, database=None, suppress_health_check=SLOW_EXAMPLES)
+        @given(conversations(capabilities))
+        def none(spec: ScenarioSpec) -> None:
+            found = features(load_generated(spec, Path("generated.yaml")))
+            assert not {"hosted-approval", "hosted-decision"} & found
+
+        none()
+
+
+def test_hosted_oracle_catches_a_dropped_decision_and_the_exported_file_reproduces_it(tmp_path: Path) -> None:
+    from fuzz_controls import drops_hosted_decisions
+
+    from harness.fuzz.export import counterexample, write_counterexample
+    from harness.fuzz.hosted import HOSTED_PASSTHROUGH
+    from harness.fuzz.oracle import observe
+    from harness.run.runner import run_scenario
+
+    spec = _with_hosted_decision("caller-history")
+    scenario = load_generated(spec, Path("generated.yaml"))
+    control = drops_hosted_decisions()
+    found = asyncio.run(Judge(reference=reference_adapter()).findings(scenario, control, ("non-streaming",)))
+    assert [f.checks for f in found] == [(HOSTED_PASSTHROUGH,)]
+    assert "reaches the first model call 0 time(s)" in found[0].message
+    reference_run = asyncio.run(observe(scenario, reference_adapter(), "non-streaming"))
+    exported = counterexample(spec, found[0], reference_run)
+    assert "Hosted approval pass-through" in exported.spec
+    path = write_counterexample(exported, found[0], tmp_path)
+    replay = load_scenario(path)
+    broken = asyncio.run(run_scenario(replay, control, "non-streaming"))
+    assert "expect.requests" in {c.id for c in broken.checks if c.verdict == "fail"}
+    assert asyncio.run(run_scenario(replay, reference_adapter(), "non-streaming")).verdict == "pass"
+
+
+def test_features_name_hosted_approvals_and_decisions() -> None:
+    alone = features(load_scenario(BUNDLED / "approval" / "hosted-pass-through.yaml"))
+    assert {"hosted-approval", "hosted-decision", "hosted-approved"} <= alone
+    assert not {"hosted-approval-beside-calls", "decided", "hosted-rejected"} & alone  # no local decision
+    assert "hosted-rejected" in features(load_scenario(BUNDLED / "approval" / "hosted-pass-through-session.yaml"))
+    mixed = features(load_scenario(BUNDLED / "approval" / "hosted-mixed-local.yaml"))
+    assert {"hosted-approval-beside-calls", "decided", "hosted-decision"} <= mixed
+
+
+def test_reference_session_replays_a_pending_hosted_request_but_no_settled_one() -> None:
+    # Spec: a hosted decision goes to the service once, on the resume request; then both controls are inert, while
+    # a request still waiting for its decision stays replayable (row "Pending hosted history replay").
+    from harness.adapters.reference.approvals import without_settled_hosted_controls
+    from harness.contents import ApprovalRequest, ApprovalResponse, Message
+
+    def call(call_id: str) -> FunctionCall:
+        return FunctionCall(call_id, "search_docs", {"x": "a"}, False, "docs")
+
+    settled, pending = ApprovalRequest("mcpr-1", call("h1")), ApprovalRequest("mcpr-2", call("h2"))
+    history = [Message("user", (Text("go"),)), Message("assistant", (settled, pending, Text("asked"))),
+               Message("user", (ApprovalResponse("mcpr-1", True, call("h1")),)), Message("assistant", (Text("ok"),))]
+    assert without_settled_hosted_controls(history) == [
+        Message("user", (Text("go"),)), Message("assistant", (pending, Text("asked"))),
+        Message("assistant", (Text("ok"),))]

@@ -23,7 +23,9 @@ from harness.run.registry import installed_adapters
 from harness.run.runner import run_scenario
 from harness.scenario.loader import load_many, load_scenario
 
-SEED = 20260601
+# Since the generator also draws hosted approval requests, seed 20260601's eight conversations no longer give
+# ReversesParallelResults a parallel batch; 20260602 gives both controls theirs.
+SEED = 20260602
 SHORT = PROFILES["short"]
 BUNDLED = Path(__file__).resolve().parent.parent / "scenarios"
 

@@ -5,6 +5,15 @@ written out as YAML and loaded back (`harness.fuzz.yaml_form`). A generated scen
 oracles judge it (`harness.fuzz.oracle`). Its script must still be the one a correct loop consumes exactly, or the
 `script` check would fail every loop; the strategy therefore plays each turn forward under the spec's limits
 (`_TurnBudget`) and scripts a tool-disabled final answer exactly where a limit forces one.
+
+Hosted approval requests (capabilities `hosted-tools` and `approval`): the service asks the caller to approve a call
+of its own tool (an MCP server it runs), alone in a response or beside local calls. The request is the service's
+protocol data, so a correct loop consumes no model response for it and runs nothing: it only carries it to the
+caller, and the caller's decision (an `approval_response` naming the request's id, written as a caller who holds
+the service's request writes it) to the service on the next model call. After a decision that a caller replaying its
+own history would have to leave out of every later request (spec: "Callers that manually own and replay message
+history ... must likewise omit a previously submitted approval response"), which `history: previous` cannot, a
+caller-history conversation ends.
 """
 
 from __future__ import annotations
@@ -94,9 +103,16 @@ class _Script:
     session: bool
     reasoning: bool
     hosted: bool = False  # the model may return calls a hosted service ran, with their results
+    hosted_approvals: bool = False  # the model may return a hosted service's approval requests
     turns: list[dict[str, Any]] = field(default_factory=lambda: [])
     calls_made: int = 0
     awaiting_input: bool = False  # an approved tool asked the caller for input: the conversation ends there
+    # Hosted approval requests the model returned that the caller has not answered yet, in order.
+    hosted_pending: list[dict[str, Any]] = field(default_factory=lambda: [])
+    # The caller answered a hosted request; with caller-kept history, nothing may follow (module docstring).
+    hosted_decided: bool = False
+    # Approved hosted calls the service runs on the next model call and returns with their results.
+    hosted_running: list[dict[str, Any]] = field(default_factory=lambda: [])
 
     def budget(self) -> _TurnBudget:
         return _TurnBudget(self.config.get("max_iterations"), self.config.get("max_function_calls"),
@@ -113,14 +129,22 @@ def conversations(draw: st.DrawFn, capabilities: Collection[str] = ()) -> Scenar
     config: dict[str, Any] = {} if approvals else draw(_limits())
     session = "sessions" in capabilities and draw(st.booleans())
     hosted = {"hosted-tools", "informational-only"} <= set(capabilities) and draw(st.booleans())
-    script = _Script(tools, config, session, "reasoning" in capabilities and draw(st.booleans()), hosted)
+    hosted_approvals = {"hosted-tools", "approval"} <= set(capabilities) and draw(st.booleans())
+    script = _Script(tools, config, session, "reasoning" in capabilities and draw(st.booleans()), hosted,
+                     hosted_approvals)
     for number in range(draw(st.integers(1, 3))):
-        if script.awaiting_input:
+        if script.awaiting_input or (script.hosted_decided and not session):
             break  # the caller has no way to answer an input request in a scenario: nothing may follow it
-        text = draw(_SHORT_TEXT)
-        history = [] if session or number == 0 else [{"history": "previous"}]
-        pending = _play_turn(draw, script, [*history, {"user": f"request {number + 1}: {text}"}])
+        replay = [] if session or number == 0 else [{"history": "previous"}]
+        if script.hosted_pending and draw(st.booleans()):
+            # The caller's next turn answers the service's pending approval requests (and nothing else).
+            pending = _play_turn(draw, script, [*replay, _hosted_decisions(draw, script)])
+        else:
+            text = draw(_SHORT_TEXT)
+            pending = _play_turn(draw, script, [*replay, {"user": f"request {number + 1}: {text}"}])
         while pending:
+            if script.hosted_decided and not session:
+                break  # a resume would replay the submitted hosted decision: the pause stays unanswered
             replay = [] if session else [{"history": "previous"}]
             if any(tool.declaration_only for _, tool in pending):
                 # The caller runs its own tool and answers with the result, as a host implementing it would.
@@ -130,7 +154,14 @@ def conversations(draw: st.DrawFn, capabilities: Collection[str] = ()) -> Scenar
                 continue
             decisions = {call_id: draw(st.sampled_from(["approve", "reject"])) for call_id, tool in pending
                          if tool.approval}
-            pending = _play_turn(draw, script, [*replay, {"approvals": decisions}], held=(pending, decisions))
+            hosted_answer: list[dict[str, Any]] = []
+            asks_input = any(tool.requests_input and decisions.get(call_id) == "approve" for call_id, tool in pending)
+            if script.hosted_pending and not asks_input and draw(st.booleans()):
+                # With the local decisions, the caller answers the service's requests too (a resume that ends at
+                # an approved tool's input request makes no model call, so no hosted decision travels with it).
+                hosted_answer = [_hosted_decisions(draw, script)]
+            pending = _play_turn(draw, script, [*replay, *hosted_answer, {"approvals": decisions}],
+                                 held=(pending, decisions))
     requires = ["approval"] if approvals else []
     if session:
         requires.append("sessions")
@@ -142,6 +173,10 @@ def conversations(draw: st.DrawFn, capabilities: Collection[str] = ()) -> Scenar
         requires.append("user-input")
     if any(_is_hosted(c) for turn in script.turns for step in turn.get("model", []) for c in _step_contents(step)):
         requires.extend(["hosted-tools", "informational-only"])
+    if any(_is_hosted_request(c) for turn in script.turns for step in turn.get("model", [])
+           for c in _step_contents(step)):
+        requires.extend(["approval", "hosted-tools"])
+    requires = sorted(set(requires))
     data: dict[str, Any] = {
         "id": "fuzz.generated",
         "title": "A generated conversation",
@@ -150,7 +185,7 @@ def conversations(draw: st.DrawFn, capabilities: Collection[str] = ()) -> Scenar
         "turns": script.turns,
     }
     if requires:
-        data["requires"] = sorted(requires)
+        data["requires"] = requires
     if session:
         data["session"] = True
     if config:
@@ -219,6 +254,16 @@ def _play_turn(draw: st.DrawFn, script: _Script, inputs: list[dict[str, Any]],
         budget.spend(len(calls), any(tool.raises for _, tool in calls))
     if not pending:
         steps.append(_final_step(draw, script, limited=budget.exhausted()))
+    if script.hosted_running:
+        # The service ran the calls the caller approved in this turn's input: the first response returns each with
+        # its result, ahead of the rest.
+        ran = [c for call in script.hosted_running
+               for c in ({"function_call": call | {"informational_only": True}},
+                         {"function_result": {"call_id": call["call_id"],
+                                              "result": f"hosted result {call['call_id']}"}})]
+        first = steps[0]["messages"][0] if "messages" in steps[0] else steps[0]
+        first["contents"] = [*ran, *first["contents"]]
+        script.hosted_running = []
     script.turns.append({"input": inputs, "model": steps})
     return pending
 
@@ -241,6 +286,14 @@ def _calls_step(draw: st.DrawFn, script: _Script) -> tuple[dict[str, Any], list[
                                            "arguments": {"x": draw(_SHORT_TEXT)}}})
     if script.reasoning and draw(st.booleans()):
         contents.insert(0, {"reasoning": {"text": draw(_SHORT_TEXT), "signature": f"sig-{script.calls_made}"}})
+    if script.hosted_approvals and not script.hosted_decided and draw(st.booleans()):
+        # The service asks for approval of its own tool's call in the same response as the local calls: the loop
+        # handles the local calls as ever and carries the service's request to the caller. (Not after a decision:
+        # a caller keeping its history could answer it only by replaying the earlier decision; see above.)
+        # Anywhere but between a reasoning item and the call it explains.
+        after_reasoning = 1 if "reasoning" in contents[0] else 0
+        place = draw(st.sampled_from([0, *range(after_reasoning + 1, len(contents) + 1)]))
+        contents.insert(place, _hosted_request(draw, script))
     if len(calls) > 1 and draw(st.booleans()):
         return {"messages": [{"role": "assistant", "contents": contents[:-1]},
                              {"role": "assistant", "contents": contents[-1:]}]}, calls
@@ -271,6 +324,35 @@ def _names_gated(script: _Script, call_id: str, gated: set[str]) -> bool:
                if "function_call" in c)
 
 
+def _hosted_request(draw: st.DrawFn, script: _Script) -> dict[str, Any]:
+    """A hosted service's approval request for a call of its own tool: named like no local tool, or like one (a
+    local namesake the loop must not run for it). The service issued it, so its id is the service's."""
+    script.calls_made += 1
+    number = script.calls_made
+    name = draw(st.sampled_from(["search_docs", *(tool.name for tool in script.tools)]))
+    request = {"id": f"mcpr-{number}",
+               "function_call": {"call_id": f"h{number}", "name": name, "arguments": {"x": draw(_SHORT_TEXT)},
+                                 "server_label": "docs"}}
+    script.hosted_pending.append(request)
+    return {"approval_request": request}
+
+
+def _hosted_decisions(draw: st.DrawFn, script: _Script) -> dict[str, Any]:
+    """The caller's answer to every pending hosted request, by the service's request id, in one user message; an
+    approved call is run by the service, which returns it with its result on the next model call (when the loop
+    can carry such informational calls)."""
+    contents: list[dict[str, Any]] = []
+    for request in script.hosted_pending:
+        approved = draw(st.booleans())
+        contents.append({"approval_response": {"id": request["id"], "approved": approved,
+                                               "function_call": dict(request["function_call"])}})
+        if approved and script.hosted:
+            script.hosted_running.append(request["function_call"])
+    script.hosted_pending = []
+    script.hosted_decided = True
+    return {"message": {"role": "user", "contents": contents}}
+
+
 def _step_contents(step: dict[str, Any]) -> list[dict[str, Any]]:
     if "messages" in step:
         return [c for message in step["messages"] for c in message["contents"]]
@@ -279,6 +361,11 @@ def _step_contents(step: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _is_hosted(content: dict[str, Any]) -> bool:
     return "function_call" in content and bool(content["function_call"].get("informational_only"))
+
+
+def _is_hosted_request(content: dict[str, Any]) -> bool:
+    request = content.get("approval_request")
+    return request is not None and request["function_call"].get("server_label") is not None
 
 
 def _final_step(draw: st.DrawFn, script: _Script, *, limited: bool) -> dict[str, Any]:
@@ -300,6 +387,9 @@ def _final_step(draw: st.DrawFn, script: _Script, *, limited: bool) -> dict[str,
         contents += [{"function_call": {"call_id": call_id, "name": "web_search", "arguments": {"x": draw(_SHORT_TEXT)},
                                         "server_label": "web", "informational_only": True}},
                      {"function_result": {"call_id": call_id, "result": f"hosted result {call_id}"}}]
+    if script.hosted_approvals and not script.hosted_decided and draw(st.booleans()):
+        # The service asks the caller to approve a call of its own tool; the answer is the caller's next turn.
+        contents.append(_hosted_request(draw, script))
     contents.append({"text": draw(st.just("") | _SHORT_TEXT)})
     step: dict[str, Any] = {"contents": contents}
     if limited and len(contents) > 1:

@@ -52,9 +52,15 @@ def _loop_wording(items: list[Item], known: Known) -> list[Item]:
 
 def _request_ids(items: list[Item], known: Known) -> list[Item]:
     del known
-    return [(role, {kind: {k: v for k, v in body.items() if k != "id"}}) if kind in ("approval_request",
-                                                                                   "user_input_request")
+    return [(role, {kind: {k: v for k, v in body.items() if k != "id"}})
+            if kind in ("approval_request", "user_input_request") and not service_issued(body)
             else (role, {kind: body}) for role, content in items for kind, body in content.items()]
+
+
+def service_issued(body: dict[str, Any]) -> bool:
+    """A hosted service's approval request: its id is the service's, which the loop passes on untouched."""
+    call: object = body.get("function_call")
+    return isinstance(call, dict) and cast(dict[str, Any], call).get("server_label") is not None
 
 
 def _input_request_call(items: list[Item], known: Known) -> list[Item]:
@@ -75,10 +81,13 @@ def _usage(items: list[Item], known: Known) -> list[Item]:
     return [(role, content) for role, content in items if "usage" not in content]
 
 
+def _blank(content: dict[str, Any]) -> bool:
+    return isinstance(content.get("text"), str) and not content["text"].strip()
+
+
 def _blank_text(items: list[Item], known: Known) -> list[Item]:
     del known
-    return [(role, content) for role, content in items
-            if not (isinstance(content.get("text"), str) and not content["text"].strip())]
+    return [(role, content) for role, content in items if not _blank(content)]
 
 
 def _rejection_flag(items: list[Item], known: Known) -> list[Item]:
@@ -127,7 +136,10 @@ def _fallback_after_service_content(items: list[Item], known: Known) -> list[Ite
         call: dict[str, Any] = request.get("function_call") or {}
         return call.get("server_label") is not None
 
-    if len(items) >= 2 and items[-1][1].get("text") == "<written by the loop>" and from_service(items[-2][1]):
+    # A blank text of the model's between that content and the loop's text leaves the answer's content the
+    # service's (blank texts are compared by blank-text, after this).
+    before = [content for _, content in items[:-1] if not _blank(content)]
+    if items and items[-1][1].get("text") == "<written by the loop>" and before and from_service(before[-1]):
         return items[:-1]
     return items
 
@@ -147,7 +159,7 @@ DIFFERENCES: tuple[Difference, ...] = (
                "result, a hosted approval request) and no text is not blank, so the spec's fallback content is not "
                "owed; a loop may still add a text after that content (the bundled scenario "
                "limits.post-limit-tool-content.mixed-local-and-hosted leaves it to the loop). A trailing text the "
-               "loop wrote right after such content is not compared.",
+               "loop wrote right after such content (a blank text of the model's in between too) is not compared.",
                _fallback_after_service_content),
     Difference("optional-model-response",
                "A model response the script marks optional (the model call a loop may make or leave out, such as "
@@ -156,7 +168,9 @@ DIFFERENCES: tuple[Difference, ...] = (
                "compared.",
                _optional_response_text),
     Difference("generated-ids",
-               "Approval and input requests carry ids the loop generates; they are compared by the call they name.",
+               "Approval and input requests carry ids the loop generates; they are compared by the call they name. "
+               "A hosted service's approval request keeps its id, which the service issued and the loop passes on "
+               "(row \"Hosted approval pass-through\").",
                _request_ids),
     Difference("input-request-call",
                "An input request names its call by call id; repeating the call's name and arguments inside it is "

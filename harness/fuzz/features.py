@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
+from harness.limits import DEFAULT_MAX_CONSECUTIVE_ERRORS
 from harness.scenario.model import Scenario
 from harness.scenario.schema import ContentSpec, ModelStepSpec
 
@@ -13,7 +14,8 @@ Feature = Literal[
     "raise-timeout-error", "delay", "parallel", "calls-across-messages", "reused-id", "reasoning",
     "ignores-tool-choice", "max-iterations", "max-function-calls", "max-consecutive-errors", "blank-answer",
     "multi-turn", "mixed-batch", "decided", "declaration-only", "input-request", "hosted-call",
-    "approved-together", "mixed-decision",
+    "approved-together", "mixed-decision", "hosted-approval", "hosted-decision", "hosted-approved",
+    "hosted-rejected", "hosted-approval-beside-calls",
 ]
 FEATURES: tuple[str, ...] = get_args(Feature)
 
@@ -39,6 +41,8 @@ def features(scenario: Scenario) -> frozenset[str]:
     for setting in ("max_iterations", "max_function_calls", "max_consecutive_errors"):
         if getattr(scenario.config, setting) is not None:
             found.add(setting.replace("_", "-"))
+    if _error_cap_reached(scenario):
+        found.add("max-consecutive-errors")  # the default cap too, where no setting names it
     seen_ids: set[str] = set()
     gated = {tool.name for tool in scenario.tools if tool.approval_required}
     for turn in spec.turns:
@@ -48,6 +52,12 @@ def features(scenario: Scenario) -> frozenset[str]:
                 found.update({"decided", "rejected" if decision == "reject" else "approved"})
                 approved += decision != "reject"
                 rejected += decision == "reject"
+            for content in item.message.contents if item.message is not None else []:
+                response = content.approval_response
+                if (response is not None and response.function_call is not None
+                        and response.function_call.server_label is not None):
+                    # the caller's decision on a hosted service's approval request
+                    found.update({"hosted-decision", "hosted-approved" if response.approved else "hosted-rejected"})
         if approved > 1:
             found.add("approved-together")  # one turn approves several calls at once
         if approved and rejected:
@@ -66,8 +76,13 @@ def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> 
     contents: list[ContentSpec] = step.contents or [c for m in step.messages or [] for c in m.contents]
     if any(c.function_call is not None and c.function_call.informational_only for c in contents):
         found.add("hosted-call")  # a call a hosted service ran, returned beside its result
+    if any(c.approval_request is not None and c.approval_request.function_call is not None
+           and c.approval_request.function_call.server_label is not None for c in contents):
+        found.add("hosted-approval")  # a hosted service asks the caller to approve a call of its own tool
     calls = [c.function_call for c in contents
              if c.function_call is not None and not c.function_call.informational_only]
+    if calls and "hosted-approval" in found:
+        found.add("hosted-approval-beside-calls")  # ... in a response that also holds local calls
     if len(calls) > 1:
         found.add("parallel")
     if len({str(call.name) in gated for call in calls}) == 2:
@@ -81,3 +96,22 @@ def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> 
     if any(c.text == "" for c in contents):
         found.add("blank-answer")
     return found
+
+
+def _error_cap_reached(scenario: Scenario) -> bool:
+    """Some turn has as many rounds in a row with a failing call as the error cap allows (the default cap when the
+    scenario sets none)."""
+    cap = scenario.config.max_consecutive_errors
+    cap = DEFAULT_MAX_CONSECUTIVE_ERRORS if cap is None else cap
+    raising = {tool.name for tool in scenario.tools if any(b.kind == "raise" for b in tool.behaviours)}
+    if cap <= 0 or not raising:
+        return False
+    for turn in scenario.spec.turns:
+        in_row = 0
+        for step in turn.model:
+            contents: list[ContentSpec] = step.contents or [c for m in step.messages or [] for c in m.contents]
+            names = {str(c.function_call.name) for c in contents if c.function_call is not None}
+            in_row = in_row + 1 if names & raising else 0
+            if in_row >= cap:
+                return True
+    return False

@@ -1,5 +1,6 @@
 """The oracles of a fuzzed scenario, which states no expectations: every check a run makes (the run checks and the
-universal invariants), and a differential check against the reference loop modulo `harness.fuzz.differences`.
+universal invariants), what the spec asks of hosted approvals (`harness.fuzz.hosted`), and a differential check
+against the reference loop modulo `harness.fuzz.differences`.
 
 Failures are judged the way `loop-conformance run` judges them: against the baseline's known failures (a bundled
 scenario re-split keeps its id, so its entries apply) and, for generated conversations, against the fuzz allowances
@@ -16,12 +17,13 @@ from typing import Any
 from harness.contract import LoopAdapter, Mode
 from harness.fuzz.allowances import Allowance, allowed
 from harness.fuzz.differences import Known, execution_summary, normalised_items
+from harness.fuzz.hosted import HOSTED_PASSTHROUGH, hosted_problems
 from harness.fuzz.yaml_form import scenario_yaml
 from harness.reporting.baseline import KnownFailure, apply_baseline
 from harness.results import ScenarioResult
 from harness.run.runner import RunObserver, run_scenario
 from harness.scenario.model import Scenario
-from harness.script import ToolExecution
+from harness.script import ModelRequest, ToolExecution
 
 DIFFERENTIAL = "differential"
 FUZZ_TURN_TIMEOUT = 10.0  # seconds; a safety net against a hanging loop, never an assertion on speed
@@ -46,6 +48,7 @@ class Finding:
 class Observed:
     result: ScenarioResult
     executions: tuple[ToolExecution, ...]
+    requests: tuple[ModelRequest, ...] = ()
 
 
 @dataclass
@@ -64,13 +67,20 @@ class Judge:
         for mode in modes or scenario.modes():
             observed = await observe(scenario, adapter, mode)
             result = apply_baseline(observed.result, self.known)
-            failing = tuple(sorted({c.id for c in result.checks if c.verdict in ("fail", "error")
-                                   and c.id != "baseline"}))
-            if result.verdict in ("fail", "error") and failing and not allowed(self.allowances, result, scenario,
-                                                                                 failing):
-                first = next(c for c in result.checks if c.id in failing)
-                found.append(Finding(adapter.name, mode, failing, f"{first.id}: {first.message}"))
+            failed = {c.id for c in result.checks if c.verdict in ("fail", "error") and c.id != "baseline"}
+            # Judged where nothing else is known to explain the run (a run whose failures a known-failures entry
+            # covers is that entry's).
+            hosted = hosted_problems(scenario, observed.result.transcript, observed.requests, observed.executions
+                                     ) if result.verdict in ("pass", "fail", "error") else []
+            failing = tuple(sorted(failed | ({HOSTED_PASSTHROUGH} if hosted else set[str]())))
+            if (result.verdict in ("fail", "error") or hosted) and failing and not allowed(
+                    self.allowances, result, scenario, failing):
+                first = next((f"{c.id}: {c.message}" for c in result.checks if c.id in failing),
+                             f"{HOSTED_PASSTHROUGH}: {'; '.join(hosted)}")
+                found.append(Finding(adapter.name, mode, failing, first))
                 continue
+            if hosted:
+                continue  # allowed: a known defect
             if result.verdict == "pass" and self.reference is not None and adapter.name != self.reference.name:
                 disagreement = await self._differ(scenario, observed, mode)
                 if disagreement is not None and not allowed(self.allowances, result, scenario, (DIFFERENTIAL,)):
@@ -90,9 +100,10 @@ class Judge:
 
 async def observe(scenario: Scenario, adapter: LoopAdapter, mode: Mode) -> Observed:
     executions: list[ToolExecution] = []
+    requests: list[ModelRequest] = []
     result = await run_scenario(scenario, adapter, mode, turn_timeout=FUZZ_TURN_TIMEOUT,
-                                observer=RunObserver(on_execution=executions.append))
-    return Observed(result, tuple(executions))
+                                observer=RunObserver(on_request=requests.append, on_execution=executions.append))
+    return Observed(result, tuple(executions), tuple(requests))
 
 
 def disagreement(scenario: Scenario, expected: Observed, actual: Observed) -> str | None:

@@ -22,6 +22,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from harness.contract import LoopAdapter, Mode
 from harness.fuzz.conversations import conversations
 from harness.fuzz.export import counterexample, write_counterexample
+from harness.fuzz.hosted import HOSTED_PASSTHROUGH
 from harness.fuzz.oracle import DIFFERENTIAL, Finding, Judge, observe
 from harness.fuzz.stream_splits import split_streams
 from harness.fuzz.yaml_form import load_generated
@@ -93,7 +94,7 @@ def fuzz(adapter: LoopAdapter, judge: Judge, *, max_examples: int, seed_value: i
                 break
             seen.add(found.finding.signature)
             reference_run = None
-            if DIFFERENTIAL in found.finding.checks and judge.reference is not None:
+            if {DIFFERENTIAL, HOSTED_PASSTHROUGH} & set(found.finding.checks) and judge.reference is not None:
                 scenario = load_generated(found.spec, GENERATED_PATH)
                 reference_run = asyncio.run(observe(scenario, judge.reference, found.finding.mode))
             exported = counterexample(found.spec, found.finding, reference_run)

@@ -256,7 +256,8 @@ def pauses_after_batch(messages: Sequence[Message]) -> tuple[Message, ...]:
     (in one assistant message or several), then the flagged copies after the whole batch, so a caller folding the
     stream sees the batch's calls, then its requests. Rendering each flagged call of a final response as
     call-then-pause instead would interleave them and make the two modes disagree over an order the framework
-    never expressed. The pauses therefore follow the batch's last call, in the assistant message holding it. A batch
+    never expressed. The pauses therefore follow the batch's last call (or a hosted service's approval request behind
+    it, which the stream also sends before the flagged copies), in the assistant message holding it. A batch
     is a run of consecutive assistant messages, and only a pause naming one of the run's calls moves: a pause in a
     message of its own, answering a call of an earlier turn (a caller-kept follow-up), stays where it was written.
     """
@@ -278,12 +279,18 @@ def _pauses_after_last_call(run: Sequence[Message]) -> Sequence[Message]:
     held = [c for m in run for c in m.contents if moves(c)]
     if not held:
         return run
-    last = max(i for i, m in enumerate(run) if any(isinstance(c, FunctionCall) for c in m.contents))
+    def batch_item(content: Content) -> bool:
+        # A call, or a hosted service's approval request the model returned with the batch (the stream sends it
+        # with the model's contents, before the flagged copies).
+        return isinstance(content, FunctionCall) or (isinstance(content, ApprovalRequest)
+                                                     and content.function_call.server_label is not None)
+
+    last = max(i for i, m in enumerate(run) if any(batch_item(c) for c in m.contents))
     out: list[Message] = []
     for index, message in enumerate(run):
         kept = [c for c in message.contents if not moves(c)]
         if index == last:
-            after = max(i for i, c in enumerate(kept) if isinstance(c, FunctionCall)) + 1
+            after = max(i for i, c in enumerate(kept) if batch_item(c)) + 1
             kept[after:after] = held
         if kept:
             out.append(Message(message.role, tuple(kept)))

@@ -65,6 +65,10 @@ class ScriptedStream:
             self._last = ("text", None)
             return [content.text]
         if isinstance(content, Reasoning):
+            if not content.text and not content.signature:
+                # An empty fragment (a provider may open an item with one) carries nothing a thinking delta can: it
+                # would start a part with no content, which pydantic-ai refuses. The next fragment starts the part.
+                return []
             index = self._index(self._last == ("reasoning", None))
             self._last = ("reasoning", None)
             return [{index: DeltaThinkingPart(content=content.text or None, signature=content.signature)}]

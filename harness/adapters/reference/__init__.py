@@ -6,6 +6,7 @@ import importlib.metadata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from harness.adapters.reference.approvals import without_settled_hosted_controls
 from harness.adapters.reference.loop import (
     LoopMessage,
     LoopTool,
@@ -100,7 +101,10 @@ class ReferenceConversation:
             # The caller's own message objects go to the loop as they are, after copies of the stored history, as
             # without a session: a loop that wrote into them must be seen by `inputs-unmutated` here too.
             fresh = [LoopMessage("user", [Text(caller_input)])] if isinstance(caller_input, str) else caller_input
-            loop_input = [*(LoopMessage(m.role, list(m.contents)) for m in self.session.history), *fresh]
+            # Replayed history keeps no settled hosted approval: its decision went to the service on the turn it
+            # was made, once.
+            stored = without_settled_hosted_controls(self.session.history)
+            loop_input = [*(LoopMessage(m.role, list(m.contents)) for m in stored), *fresh]
         context = self._context()
         if context:
             # The providers' context leads what the model sees on every call of this run; it is not conversation,

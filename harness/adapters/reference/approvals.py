@@ -61,6 +61,19 @@ def is_hosted(content: ApprovalRequest | ApprovalResponse) -> bool:
     return content.function_call.server_label is not None
 
 
+def without_settled_hosted_controls(history: Sequence[Message]) -> list[Message]:
+    """Stored history as a later turn replays it: a hosted service's approval request whose decision the history
+    also holds, and that decision, are gone. The decision reached the service on its resume request (spec: "A current
+    hosted approval response must be sent once on the immediate resume request"), so both controls are inert; a
+    request still waiting for its decision stays replayable (row "Pending hosted history replay")."""
+    decided = {c.id for m in history for c in m.contents if isinstance(c, ApprovalResponse) and is_hosted(c)}
+    requested = {c.id for m in history for c in m.contents if isinstance(c, ApprovalRequest) and is_hosted(c)}
+    settled = decided & requested
+    kept = (Message(m.role, tuple(c for c in m.contents if not (
+        isinstance(c, ApprovalRequest | ApprovalResponse) and is_hosted(c) and c.id in settled))) for m in history)
+    return [m for m in kept if m.contents]
+
+
 @dataclass(eq=False)
 class CallOccurrence:
     """One logical call in transcript order, and what the transcript says about it."""
