@@ -72,7 +72,8 @@ def chunks(number: int) -> list[dict[str, Any]]:
                 "choices": [{"index": 0, "delta": delta, "finish_reason": reason}]}
 
     out = [chunk({"role": "assistant", "content": message["content"]})]
-    out += [chunk({"tool_calls": [{"index": index, **call}]}) for index, call in enumerate(message.get("tool_calls", []))]
+    calls = message.get("tool_calls", [])
+    out += [chunk({"tool_calls": [{"index": index, **call}]}) for index, call in enumerate(calls)]
     out.append(chunk({}, finish))
     return out
 
