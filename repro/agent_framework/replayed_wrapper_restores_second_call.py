@@ -17,8 +17,8 @@ Spec rows violated (spec 004)
     actionable local `function_call` produces exactly one terminal `function_result`".
 
 Affected releases
-    agent-framework-core 1.10.0 ... 1.12.1 (checked: 1.10.0, 1.12.1 defect; 1.13.0 fixed). From 1.15.0 a caller
-    passing a session, and from 1.20.0 one passing none, has hand-written approvals dropped
+    agent-framework-core 1.10.0 ... 1.12.1 (checked: 1.10.0, 1.12.1 defect; 1.13.0, 1.16.0, 1.19.0 fixed). From
+    1.15.0 a caller passing a session, and from 1.20.0 one passing none, has hand-written approvals dropped
     (handwritten_reused_id_approvals_ignored.py); this script passes no session and sets
     `disable_approval_response_binding` when nothing ran, to reach the same path.
 

@@ -18,9 +18,10 @@ Spec rows violated (spec 004)
     message and fail over the Chat Completions wire only (`expect.requests`).
 
 Affected releases
-    Checked with agent-framework-core 1.16.0 / agent-framework-openai 1.14.1 (defect) and agent-framework-core
-    1.19.0 / agent-framework-openai 1.14.4 (fixed: one assistant message with content and tool_calls). The results
-    files show the same failing check with every agent-framework-openai release paired with core 1.10.0 ... 1.18.0.
+    Checked with agent-framework-core 1.10.0, 1.12.1, 1.13.0 and 1.16.0 with their agent-framework-openai releases
+    (1.10.0, 1.11.0, 1.12.0, 1.14.1: defect) and 1.19.0 / agent-framework-openai 1.14.4 (fixed: one assistant
+    message with content and tool_calls). The results files show the same failing check with every release paired
+    with core 1.10.0 ... 1.18.0.
 
 Run
     <venv>/bin/python repro/agent_framework/wire_chat_text_split_from_tool_calls.py
