@@ -23,8 +23,9 @@ Spec rows violated (spec 004)
     completed logical occurrence."
 
 Affected releases
-    Checked on agent-framework-core 1.16.0 and 1.19.0 (defect). From 1.20.0 a caller without a session has its
-    approvals dropped (stateless_approval_ignored_without_session.py), so this script sets
+    Checked on agent-framework-core 1.10.0, 1.12.1, 1.13.0, 1.16.0 and 1.19.0 (defect on all of them; 1.10.0 ...
+    1.12.1 also rewrite the caller's messages, approval_resume_mutates_input.py). From 1.20.0 a caller without a
+    session has its approvals dropped (stateless_approval_ignored_without_session.py), so this script sets
     `disable_approval_response_binding` when nothing ran, to reach the same path; see the printed lines.
 
 Run
