@@ -12,7 +12,7 @@ Spec rows violated (spec 004)
     returned transcript", and "Mixed approved/rejected batch" (every call gets one correctly correlated result).
 
 Affected releases
-    agent-framework-ag-ui 1.7.0 over agent-framework-core 1.23.0 (the first release this implementation runs).
+    agent-framework-ag-ui 1.0.0rc8 ... 1.7.0, each over its own agent-framework-core release (1.11.0 ... 1.23.0).
 
 Run
     <venv with agent-framework-ag-ui>/bin/python \
