@@ -12,7 +12,7 @@ Spec rows violated (spec 004)
     returned transcript", and "Mixed approved/rejected batch" (every call gets one correctly correlated result).
 
 Affected releases
-    agent-framework-ag-ui 1.7.0 over agent-framework-core 1.23.0 (the first release this implementation runs).
+    agent-framework-ag-ui 1.0.0rc8 ... 1.7.0, each over its own agent-framework-core release (1.11.0 ... 1.23.0).
 
 Run
     <venv with agent-framework-ag-ui>/bin/python \
@@ -23,6 +23,7 @@ Run
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -89,8 +90,11 @@ async def main() -> int:
              FunctionTool(name="delete_file", description="Delete a file", func=delete_file,
                           approval_mode="always_require")]
     app = FastAPI()
-    add_agent_framework_fastapi_endpoint(app, Agent(ScriptedClient(), tools=tools), "/", single_user=True,
-                                         keepalive_seconds=None)
+    # Releases before these options served one anonymous principal and sent no keepalives: the same endpoint.
+    options = {"single_user": True, "keepalive_seconds": None}
+    accepted = inspect.signature(add_agent_framework_fastapi_endpoint).parameters
+    add_agent_framework_fastapi_endpoint(app, Agent(ScriptedClient(), tools=tools), "/",
+                                         **{k: v for k, v in options.items() if k in accepted})
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://ag-ui.invalid") as http:
         first = await run(http, {"threadId": "t", "runId": "r1", "tools": [], "context": [], "forwardedProps": {},
                                  "messages": [{"id": "u1", "role": "user", "content": "Check a.txt, then delete it"}]})

@@ -1,0 +1,118 @@
+"""AG-UI endpoint: a resume approving one paused call and rejecting another sends the chat client a control result.
+
+Spec rows "AG-UI rejection/mixed decision" (the transport emits only the events defined for approved and rejected
+calls, without duplicates), "Mixed approval/rejection" (the model sees each call's one terminal result) and "AG-UI
+provider boundary" (completed local approval controls never reach the chat client).
+
+A model asks for two approval-required calls in one response; the run pauses with an interrupt for each and, for a
+UI, a `confirm_changes` control call per paused call. The client resumes approving c1 and rejecting c2, sending the
+snapshot back as its messages, as AG-UI clients do. c1 runs once and c2 never, but the endpoint also answers the
+second `confirm_changes` control with a synthetic tool result ("Tool execution skipped - user provided follow-up
+message"), keeps it in the snapshot with no event for it, and sends it to the chat client before the calls' own
+results: the model receives a result for a call it never made. This is the batch-approval defect
+(batch_approval_control_result_to_chat_client.py) on a resume that decides the batch's calls differently.
+
+Needs only agent-framework-core and agent-framework-ag-ui (no network, no sockets: httpx's ASGI transport):
+
+    pip install 'agent-framework-ag-ui==1.3.0'
+    python repro/agent_framework_ag_ui/mixed_decision_control_result_to_chat_client.py; echo "exit $?"
+
+Exits 1 while the defect is present, 0 once the chat client sees only results of calls the model made (releases
+from agent-framework-ag-ui 1.4.0 run nothing on this resume and pause again, which
+mixed_decision_resume_pauses_again.py shows; this script then exits 0).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import sys
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import httpx
+from agent_framework import (
+    Agent,
+    BaseChatClient,
+    ChatResponse,
+    ChatResponseUpdate,
+    Content,
+    FunctionInvocationLayer,
+    FunctionTool,
+    Message,
+)
+from agent_framework_ag_ui import add_agent_framework_fastapi_endpoint
+from fastapi import FastAPI
+
+SEEN: list[list[Message]] = []  # what the chat client received, call by call
+
+
+class ScriptedClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
+    """Answers with two calls, then with text; records every conversation it is sent."""
+
+    def _inner_get_response(self, *, messages: Sequence[Message], stream: bool, options: Any, **kwargs: Any) -> Any:
+        SEEN.append(list(messages))
+        if len(SEEN) == 1:
+            contents = [Content.from_function_call("c1", "delete_file", arguments='{"path": "/tmp/a.txt"}'),
+                        Content.from_function_call("c2", "delete_file", arguments='{"path": "/tmp/b.txt"}')]
+        else:
+            contents = [Content.from_text("I deleted a.txt and kept b.txt.")]
+
+        async def updates() -> AsyncIterator[ChatResponseUpdate]:
+            yield ChatResponseUpdate(role="assistant", contents=contents, message_id=f"m{len(SEEN)}")
+
+        if stream:
+            return self._build_response_stream(updates())
+
+        async def complete() -> ChatResponse:
+            return ChatResponse(messages=[Message("assistant", contents)])
+
+        return complete()
+
+
+async def delete_file(path: str) -> str:
+    return "deleted"
+
+
+async def run(http: httpx.AsyncClient, body: dict[str, Any]) -> list[dict[str, Any]]:
+    response = await http.post("/", json=body)
+    return [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")]
+
+
+async def main() -> int:
+    tool = FunctionTool(name="delete_file", description="Delete a file", func=delete_file,
+                        approval_mode="always_require")
+    app = FastAPI()
+    # Releases before these options served one anonymous principal and sent no keepalives: the same endpoint.
+    options = {"single_user": True, "keepalive_seconds": None}
+    accepted = inspect.signature(add_agent_framework_fastapi_endpoint).parameters
+    add_agent_framework_fastapi_endpoint(app, Agent(ScriptedClient(), tools=[tool]), "/",
+                                         **{k: v for k, v in options.items() if k in accepted})
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://ag-ui.invalid") as http:
+        first = await run(http, {"threadId": "t", "runId": "r1", "tools": [], "context": [], "forwardedProps": {},
+                                 "messages": [{"id": "u1", "role": "user", "content": "Delete a.txt and b.txt"}]})
+        snapshot = next(e for e in first if e["type"] == "MESSAGES_SNAPSHOT")["messages"]
+        finished = next(e for e in first if e["type"] == "RUN_FINISHED")
+        interrupts = finished["outcome"]["interrupts"]
+        print("interrupts:", [(i["id"], i["toolCallId"]) for i in interrupts])
+        decisions = {"c1": True, "c2": False}
+        resume = [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": decisions[i["toolCallId"]]}}
+                  for i in interrupts]
+        second = await run(http, {"threadId": "t", "runId": "r2", "tools": [], "context": [], "forwardedProps": {},
+                                  "messages": snapshot, "resume": resume})
+    results = [e["toolCallId"] for e in second if e["type"] == "TOOL_CALL_RESULT"]
+    print("TOOL_CALL_RESULT events for:", results)
+    sent = [(c.call_id, c.result) for m in SEEN[-1] for c in m.contents if c.type == "function_result"] \
+        if len(SEEN) > 1 else []
+    print("function results the chat client received on resume:", sent)
+    foreign = [(call_id, result) for call_id, result in sent if call_id not in ("c1", "c2")]
+    if foreign:
+        print(f"DEFECT: the chat client received results for calls the model never made: {foreign}")
+        return 1
+    print("fixed: the chat client received no result for a call the model never made")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
