@@ -173,3 +173,18 @@ def test_fragments_of_one_provider_item_are_one_call_and_a_reused_id_in_another_
             for c in update_from_framework(ChatResponseUpdate(role="assistant", contents=[f]), so_far).contents]
     assert read == [FunctionCall("c1", "get_weather", '{"city": '), FunctionCall("c1", "", '"Paris"}'),
                     FunctionCall("c1", "get_weather", {"city": "Rome"})]
+
+
+def test_a_fragment_without_a_call_id_continues_the_call_before_it_in_a_declaration_only_pause() -> None:
+    """The Chat Completions client of some releases sends a call's id and name on its first fragment only; the
+    pause the framework folds from the stream carries the whole arguments, and so must the caller's."""
+    from harness.adapters.agent_framework.convert import StreamedSoFar
+
+    so_far = StreamedSoFar()
+    first = FwContent.from_function_call("c1", "get_weather", arguments='{"location": ')
+    rest = FwContent.from_function_call("", "", arguments='"Paris"}')
+    for raw, converted in ((first, FunctionCall("c1", "get_weather", '{"location": ')),
+                           (rest, FunctionCall("", "", '"Paris"}'))):
+        assert so_far.read("m1", raw, [converted]) == [converted]
+    pause = so_far.finalised(UserInputRequest("input-c1", FunctionCall("c1", "get_weather", {})))
+    assert pause == UserInputRequest("input-c1", FunctionCall("c1", "get_weather", {"location": "Paris"}))

@@ -348,6 +348,9 @@ class StreamedSoFar:
         self._texts: dict[tuple[str, str], str] = {}
         self._whole: dict[str, Mapping[str, JSON]] = {}  # by call id: arguments a call arrived with in one piece
         self._names: dict[str, str] = {}  # by call id: the name its first fragment carried
+        # The key of the last call fragment read: a fragment without a call id continues that call (some clients
+        # send the id on a call's first fragment only), so its text joins the same call's arguments.
+        self._last_call: tuple[str, str] | None = None
 
     def read(self, message_id: str | None, raw: Any, converted: list[Content]) -> list[Content]:
         replaces = getattr(raw, "merge_mode", None) == "replace"
@@ -395,15 +398,17 @@ class StreamedSoFar:
             return content
         return replace(content, function_call=replace(call, arguments=arguments))
 
-    @staticmethod
-    def _keyed(message_id: str | None, content: Content, raw: Any) -> tuple[tuple[str, str] | None, str]:
+    def _keyed(self, message_id: str | None, content: Content, raw: Any) -> tuple[tuple[str, str] | None, str]:
         if isinstance(content, Text):
             return ("text", message_id or ""), content.text
         arguments = getattr(raw, "arguments", None)
         if isinstance(content, FunctionCall) and isinstance(arguments, str) and content.call_id:
             # Compared as sent: a chunk that happens to be a whole JSON object is read as one.
             item = _provider_item(raw)
-            return (("item", f"{content.call_id} {item}") if item else ("call", content.call_id)), arguments
+            self._last_call = ("item", f"{content.call_id} {item}") if item else ("call", content.call_id)
+            return self._last_call, arguments
+        if isinstance(content, FunctionCall) and isinstance(arguments, str) and not content.name and self._last_call:
+            return self._last_call, arguments
         if isinstance(content, Reasoning) and not content.signature:
             return ("reasoning", content.item_id or message_id or ""), content.text
         return None, ""
