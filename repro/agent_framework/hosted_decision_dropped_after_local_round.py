@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
+import inspect
 import logging
 import sys
 from typing import Any
@@ -48,6 +49,12 @@ from agent_framework import (
 )
 
 executions: list[str] = []
+
+# A hosted call: flagged, with its server, from 1.22.0; before that a call is hosted by the server label in its
+# additional properties.
+HOSTED: dict[str, Any] = (
+    {"hosted": True, "server_name": "docs"} if "hosted" in inspect.signature(Content.from_function_call).parameters
+    else {"additional_properties": {"server_label": "docs"}})
 
 
 @tool(name="lookup_order", approval_mode="never_require")
@@ -82,8 +89,8 @@ class ScriptedClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
 
 
 def hosted_call() -> Content:
-    return Content.from_function_call("h1", "search_docs", arguments='{"query": "returns"}', hosted=True,
-                                      server_name="docs")
+    return Content.from_function_call("h1", "search_docs", arguments='{"query": "returns"}',
+                                      **HOSTED)
 
 
 def script(with_local_call: bool) -> list[Message]:

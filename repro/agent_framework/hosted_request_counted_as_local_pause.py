@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
+import inspect
 import logging
 import sys
 from typing import Any
@@ -48,6 +49,12 @@ from agent_framework import (
 )
 
 executions: list[str] = []
+
+# A hosted call: flagged, with its server, from 1.22.0; before that a call is hosted by the server label in its
+# additional properties.
+HOSTED: dict[str, Any] = (
+    {"hosted": True, "server_name": "docs"} if "hosted" in inspect.signature(Content.from_function_call).parameters
+    else {"additional_properties": {"server_label": "docs"}})
 
 
 @tool(name="delete_file", approval_mode="always_require")
@@ -92,7 +99,7 @@ class ScriptedClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
 
 def hosted_request() -> Content:
     return Content.from_function_approval_request("mcpr_1", Content.from_function_call(
-        "mcpr_1", "search_docs", arguments='{"query": "approvals"}', hosted=True, server_name="docs"))
+        "mcpr_1", "search_docs", arguments='{"query": "approvals"}', **HOSTED))
 
 
 async def ask(client: ScriptedClient, messages: list[Message], session: AgentSession | None, stream: bool,
