@@ -248,10 +248,22 @@ def _request_fields(request_expect: RequestExpect, request: ModelRequest) -> lis
         fields.append(_field("kwargs", request_expect.kwargs, named, prefix))
     if request_expect.messages is not None:
         # What the model answered: with service-managed continuation, the stored conversation and the new items.
-        fields.append(_messages_field(request_expect.messages, request.seen, prefix))
+        seen = request.seen if request_expect.grouping == "exact" else _role_runs_joined(request.seen)
+        fields.append(_messages_field(request_expect.messages, seen, prefix))
     if "conversation_id" in request_expect.model_fields_set:
         fields.append(_field("conversation_id", request_expect.conversation_id, request.conversation_id, prefix))
     return fields
+
+
+def _role_runs_joined(messages: Sequence[Message]) -> list[Message]:
+    """Consecutive messages of one role as one message holding their contents in order."""
+    joined: list[Message] = []
+    for message in messages:
+        if joined and joined[-1].role == message.role:
+            joined[-1] = Message(message.role, joined[-1].contents + message.contents)
+        else:
+            joined.append(message)
+    return joined
 
 
 def _field(name: str, expected: Any, actual: Any, prefix: str) -> RequestField:

@@ -358,6 +358,11 @@ class RequestExpect(Strict):
     tool_choice: Any = None
     tools: Any = None
     messages: list[MessageExpect] | dict[str, Any] | None = None
+    grouping: Literal["exact", "any"] = Field(
+        default="exact", description="any: consecutive messages of one role in the request compare as one message "
+                                     "with all their contents in order (where the spec fixes the order of contents, "
+                                     "not how messages group them: a batch's results in one tool message or one "
+                                     "each).")
     kwargs: dict[str, Any] | None = None
     conversation_id: Any = Field(
         default=None, description="The service conversation the call continues; null: none. Unchecked if absent.")
