@@ -269,9 +269,9 @@ class AgentFrameworkConversation:
             self._remember(final.messages)
         inputs_after = caller_input if isinstance(caller_input, str) else self.scripted.messages(
             messages_from_framework(caller_input))
-        counted = budget.get("total_function_calls", 0) if FEATURES.budget_state_key else None
+        counted = int(budget.get("total_function_calls", 0)) if FEATURES.budget_state_key else None
         return CallerView(tuple(updates), response, error, inputs_after, earlier, tuple(logs.lines),
-                          function_calls_counted=int(counted) if counted is not None else None)
+                          function_calls_counted=counted)
 
     def _call(self, caller_input: str | list[FwMessage], client_kwargs: dict[str, Any], *, stream: bool) -> Any:
         options = cast(Any, self._options())
