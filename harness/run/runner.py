@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.metadata
 import json
 import re
@@ -148,6 +149,7 @@ def _exchanges(wire: WireEndpoint | None, turn: int) -> tuple[Exchange, ...]:
     return tuple(e for e in recorded if e.turn == turn)
 
 
+@functools.cache  # read once per process: every wire run asks, and reading a package's metadata parses files
 def installed_version(package: str) -> str:
     """The installed release of `package`; "" when it is not installed (its runs are then n/a) or not named."""
     if not package:
