@@ -15,7 +15,9 @@ A script that neither exits 0 nor 1 there (it cannot import what it needs from t
 way and is listed as such. Exit status: 1 when any entry is `unproven`, else 0.
 
 Needs the sweep's environments (`nox -s versions` builds them), so it is not part of the test suite. Run:
-`python tools/reproduction_ranges.py [--framework agent-framework-core] [--json F] [--markdown F] [releases ...]`.
+`python tools/reproduction_ranges.py [--framework agent-framework-core] [--json F] [--markdown F] [releases ...]`;
+after new reproductions, `--from-json reports/reproduction-ranges.json` runs only the scripts it has no exits for
+(and each `--rerun SCRIPT`).
 """
 
 from __future__ import annotations
@@ -113,6 +115,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="scripts run at once (default 2)")
     parser.add_argument("--from-json", type=Path, default=None, metavar="F",
                         help="judge the exits recorded in F (an earlier --json) instead of running the scripts")
+    parser.add_argument("--rerun", action="append", default=[], metavar="SCRIPT",
+                        help="with --from-json: run this script again (repeatable); a script or release F has no exit "
+                             "for is run too, so a refresh after new reproductions costs only their runs")
     parser.add_argument("--json", type=Path, default=ROOT / "reports" / "reproduction-ranges.json")
     parser.add_argument("--markdown", type=Path, default=ROOT / "reports" / "reproduction-ranges.md")
     args = parser.parse_args(argv)
@@ -128,13 +133,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.from_json is not None:
         recorded = json.loads(args.from_json.read_text(encoding="utf-8"))
         outcomes = {s: {r: int(x) for r, x in exits.items() if r in releases}
-                    for s, exits in recorded["exits"].items() if s in scripts}
-    else:
-        jobs = [(script, release) for script in scripts for release in releases]
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            exits = list(pool.map(lambda job: run_script(envs / job[1] / "bin" / "python", job[0]), jobs))
-        for (script, release), status in zip(jobs, exits, strict=True):
-            outcomes.setdefault(script, {})[release] = status
+                    for s, exits in recorded["exits"].items() if s in scripts and s not in args.rerun}
+    jobs = [(script, release) for script in scripts for release in releases if release not in outcomes.get(script, {})]
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        exits = list(pool.map(lambda job: run_script(envs / job[1] / "bin" / "python", job[0]), jobs))
+    for (script, release), status in zip(jobs, exits, strict=True):
+        outcomes.setdefault(script, {})[release] = status
     found = disagreements(entries, framework, outcomes)
     args.json.write_text(json.dumps({"framework": framework.package, "releases": releases, "exits": outcomes,
                                      "disagreements": [d.__dict__ for d in found]}, indent=2) + "\n", encoding="utf-8")
