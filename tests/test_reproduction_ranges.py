@@ -52,3 +52,24 @@ def test_entries_of_other_frameworks_are_left_out() -> None:
                          reproduction="repro/pydantic_ai/example.py",
                          reason="a defect of another framework, which this sweep does not run at all")
     assert ranges.reproductions_of([entry], CORE) == []
+
+
+def test_an_endpoint_entry_is_judged_by_the_companion_release_each_environment_holds() -> None:
+    # The AG-UI endpoint's range is in agent-framework-ag-ui releases: core 1.11.0 holds ag-ui 1.0.0rc8, which a
+    # range from 1.4.0 leaves out, although 1.11.0 itself is past 1.4.0.
+    entry = KnownFailure(scenario="agui.example", implementation="agent_framework_ag_ui", checks=["expect.events"],
+                         versions_from="1.4.0", versions_until=None, reproduction=SCRIPT,
+                         reason="an example endpoint defect, present from ag-ui 1.4.0 on")
+    paired = {"1.11.0": {"agent_framework_ag_ui": "1.0.0rc8"}, "1.19.0": {"agent_framework_ag_ui": "1.4.0"}}
+    exits = {SCRIPT: {"1.11.0": 0, "1.19.0": 1}}
+    assert ranges.disagreements([entry], CORE, exits, paired) == []
+    found = ranges.disagreements([entry], CORE, {SCRIPT: {"1.11.0": 1, "1.19.0": 0}}, paired)
+    assert [(d.kind, d.releases) for d in found] == [("unproven", ("1.19.0",)), ("wider", ("1.11.0",))]
+
+
+def test_an_endpoint_entry_claims_nothing_where_its_package_is_missing() -> None:
+    entry = KnownFailure(scenario="agui.example", implementation="agent_framework_ag_ui", checks=["expect.events"],
+                         versions_from="1.0.0rc7", versions_until=None, reproduction=SCRIPT,
+                         reason="an example endpoint defect, present on every ag-ui release")
+    found = ranges.disagreements([entry], CORE, {SCRIPT: {"1.10.0": 0}}, {})
+    assert found == []

@@ -68,10 +68,33 @@ def run_script(python: Path, script: str) -> int:
     return done.returncode
 
 
-def disagreements(entries: Sequence[KnownFailure], framework: Framework,
-                  outcomes: dict[str, dict[str, int]]) -> list[Disagreement]:
+def companion_releases(envs: Path, releases: Sequence[str], framework: Framework) -> dict[str, dict[str, str]]:
+    """Per release environment, the release of each companion-driven implementation's package installed there (an
+    implementation whose package is missing is left out), read from the package's files."""
+    paired: dict[str, dict[str, str]] = {}
+    for release in releases:
+        for implementation, package in framework.companion_implementations:
+            folder = package.replace("-", "_")
+            for info in (envs / release).glob(f"lib/python3*/site-packages/{folder}-*.dist-info"):
+                paired.setdefault(release, {})[implementation] = info.name.removesuffix(".dist-info").split("-")[1]
+    return paired
+
+
+def disagreements(entries: Sequence[KnownFailure], framework: Framework, outcomes: dict[str, dict[str, int]],
+                  paired: dict[str, dict[str, str]] | None = None) -> list[Disagreement]:
     """Per scenario and reproduction, the releases where the ranges of the entries naming both and the script's exit
-    differ. Entries are taken together: one defect is often several entries, split by the checks each range fails."""
+    differ. Entries are taken together: one defect is often several entries, split by the checks each range fails.
+    An entry of a companion-driven implementation only (the AG-UI endpoint) has its range in the companion
+    package's releases, so each environment is judged by the companion release `paired` says it holds."""
+    companions = dict(framework.companion_implementations)
+
+    def claims(entry: KnownFailure, release: str) -> bool:
+        named = [i for i in entry.implementations if i in framework.implementations]
+        if named and all(i in companions for i in named):
+            held = (paired or {}).get(release, {}).get(named[0])
+            return held is not None and in_release_range(held, entry.versions_from, entry.versions_until)
+        return in_release_range(release, entry.versions_from, entry.versions_until)
+
     ranges: dict[tuple[str, str], list[KnownFailure]] = {}
     for entry in entries:
         if set(entry.implementations) & set(framework.implementations) and entry.reproduction in outcomes:
@@ -79,10 +102,9 @@ def disagreements(entries: Sequence[KnownFailure], framework: Framework,
     found: list[Disagreement] = []
     for (script, scenario), group in sorted(ranges.items()):
         exits = outcomes[script]
-        inside = {r for r in exits for e in group if in_release_range(r, e.versions_from, e.versions_until)}
+        inside = {r for r in exits for e in group if claims(e, r)}
         # An intermittent defect shows on some runs only, so a script that passed once proves no fix.
-        steady = {r for r in inside for e in group
-                  if not e.intermittent and in_release_range(r, e.versions_from, e.versions_until)}
+        steady = {r for r in inside for e in group if not e.intermittent and claims(e, r)}
         unproven = tuple(sorted((r for r in steady if exits[r] == 0), key=release_key))
         if unproven:
             found.append(Disagreement(script, scenario, "unproven", unproven))
@@ -92,12 +114,18 @@ def disagreements(entries: Sequence[KnownFailure], framework: Framework,
     return sorted(found, key=lambda d: (d.kind, d.reproduction, d.scenario))
 
 
-def markdown(releases: Sequence[str], outcomes: dict[str, dict[str, int]], found: Sequence[Disagreement]) -> str:
+def markdown(releases: Sequence[str], outcomes: dict[str, dict[str, int]], found: Sequence[Disagreement],
+             paired: dict[str, dict[str, str]] | None = None) -> str:
     symbol = {1: "defect", 0: "fixed"}
     lines = ["# Reproductions across releases", "",
              "`defect`: the script exits 1 (the defect is present); `fixed`: it exits 0; anything else: the script "
-             "cannot run on that release (exit status shown, -1 for a timeout).", "",
-             "| reproduction | " + " | ".join(releases) + " |", "|---|" + "---|" * len(releases)]
+             "cannot run on that release (exit status shown, -1 for a timeout).", ""]
+    if paired:
+        held = "; ".join(f"{r}: " + ", ".join(f"{i} {v}" for i, v in sorted(paired[r].items()))
+                         for r in releases if r in paired)
+        lines += ["Companion releases in each environment (the ranges of entries of those implementations are "
+                  f"judged by them): {held}.", ""]
+    lines += ["| reproduction | " + " | ".join(releases) + " |", "|---|" + "---|" * len(releases)]
     for script, exits in sorted(outcomes.items()):
         cells = [symbol.get(exits[r], f"exit {exits[r]}") if r in exits else "" for r in releases]
         lines.append(f"| `{script}` | " + " | ".join(cells) + " |")
@@ -139,10 +167,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         exits = list(pool.map(lambda job: run_script(envs / job[1] / "bin" / "python", job[0]), jobs))
     for (script, release), status in zip(jobs, exits, strict=True):
         outcomes.setdefault(script, {})[release] = status
-    found = disagreements(entries, framework, outcomes)
+    paired = companion_releases(envs, releases, framework)
+    found = disagreements(entries, framework, outcomes, paired)
     args.json.write_text(json.dumps({"framework": framework.package, "releases": releases, "exits": outcomes,
-                                     "disagreements": [d.__dict__ for d in found]}, indent=2) + "\n", encoding="utf-8")
-    args.markdown.write_text(markdown(releases, outcomes, found), encoding="utf-8")
+                                     "companions": paired, "disagreements": [d.__dict__ for d in found]},
+                                    indent=2) + "\n", encoding="utf-8")
+    args.markdown.write_text(markdown(releases, outcomes, found, paired), encoding="utf-8")
     for d in found:
         print(f"{d.kind}: {d.scenario} ({d.reproduction}): {', '.join(d.releases)}")
     print(f"{len(outcomes)} reproductions × {len(releases)} releases; {sum(d.kind == 'unproven' for d in found)} "
