@@ -95,6 +95,25 @@ def endpoint() -> FastAPI:
     return app
 
 
+
+def interrupts_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The interrupts the run finished with, each with its id and toolCallId. 1.0.0rc7 predates the protocol's
+    interrupt outcome: it lists them in an `interrupt` field of RUN_FINISHED, naming the call in each value."""
+    finished = next(e for e in events if e["type"] == "RUN_FINISHED")
+    if "outcome" in finished or "interrupt" not in finished:
+        return (finished.get("outcome") or {}).get("interrupts") or []
+    return [{"id": i["id"], "toolCallId": i["value"]["function_call"]["call_id"], "legacy": True}
+            for i in finished["interrupt"]]
+
+
+def resume_of(decisions: list[tuple[dict[str, Any], bool]]) -> Any:
+    """The resume answering each interrupt; 1.0.0rc7 reads a decision only in its own form, its confirmation
+    dialog's answer ({"accepted": ...}) as the interrupt's value."""
+    if any(interrupt.get("legacy") for interrupt, _ in decisions):
+        return {"interrupts": [{"id": i["id"], "value": {"accepted": approved}} for i, approved in decisions]}
+    return [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": approved}}
+            for i, approved in decisions]
+
 async def run(http: httpx.AsyncClient, body: dict[str, Any]) -> list[dict[str, Any]]:
     response = await http.post("/", json={"threadId": "thread-1", "tools": [], "context": [], "forwardedProps": {},
                                           **body})
@@ -112,9 +131,9 @@ async def main() -> int:
     async with httpx.AsyncClient(transport=transport, base_url="http://endpoint") as http:
         first = await run(http, {"runId": "run-1", "messages": [
             {"id": "user-1", "role": "user", "content": "Send 100 to Bob"}]})
-        interrupts = first[-1].get("outcome", {}).get("interrupts", [])
+        interrupts = interrupts_of(first)
         print("first run ends on", first[-1]["type"], "with interrupts for", [i.get("toolCallId") for i in interrupts])
-        resume = [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": True}} for i in interrupts]
+        resume = resume_of([(i, True) for i in interrupts])
         second = await run(http, {"runId": "run-2", "messages": last_snapshot(first), "resume": resume})
     results = [event for event in second if event["type"] == "TOOL_CALL_RESULT" and event["toolCallId"] == "c1"]
     in_snapshot = [m for m in last_snapshot(second) if m.get("role") == "tool" and m.get("toolCallId") == "c1"]

@@ -77,6 +77,25 @@ async def delete_file(path: str) -> str:
     return "deleted"
 
 
+
+def interrupts_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The interrupts the run finished with, each with its id and toolCallId. 1.0.0rc7 predates the protocol's
+    interrupt outcome: it lists them in an `interrupt` field of RUN_FINISHED, naming the call in each value."""
+    finished = next(e for e in events if e["type"] == "RUN_FINISHED")
+    if "outcome" in finished or "interrupt" not in finished:
+        return (finished.get("outcome") or {}).get("interrupts") or []
+    return [{"id": i["id"], "toolCallId": i["value"]["function_call"]["call_id"], "legacy": True}
+            for i in finished["interrupt"]]
+
+
+def resume_of(decisions: list[tuple[dict[str, Any], bool]]) -> Any:
+    """The resume answering each interrupt; 1.0.0rc7 reads a decision only in its own form, its confirmation
+    dialog's answer ({"accepted": ...}) as the interrupt's value."""
+    if any(interrupt.get("legacy") for interrupt, _ in decisions):
+        return {"interrupts": [{"id": i["id"], "value": {"accepted": approved}} for i, approved in decisions]}
+    return [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": approved}}
+            for i, approved in decisions]
+
 async def run(http: httpx.AsyncClient, body: dict[str, Any]) -> list[dict[str, Any]]:
     response = await http.post("/", json=body)
     return [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")]
@@ -95,13 +114,11 @@ async def main() -> int:
         first = await run(http, {"threadId": "t", "runId": "r1", "tools": [], "context": [], "forwardedProps": {},
                                  "messages": [{"id": "u1", "role": "user", "content": "Delete the three files"}]})
         snapshot = next(e for e in first if e["type"] == "MESSAGES_SNAPSHOT")["messages"]
-        finished = next(e for e in first if e["type"] == "RUN_FINISHED")
-        interrupts = finished["outcome"]["interrupts"]
+        interrupts = interrupts_of(first)
         print("interrupts:", [(i["id"], i["toolCallId"]) for i in interrupts])
         # The client answers the interrupts in another order than the model's (a UI lists decisions as the user
         # makes them): c3, c2, c1.
-        resume = [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": True}}
-                  for i in sorted(interrupts, key=lambda i: i["toolCallId"], reverse=True)]
+        resume = resume_of([(i, True) for i in sorted(interrupts, key=lambda i: i["toolCallId"], reverse=True)])
         await run(http, {"threadId": "t", "runId": "r2", "tools": [], "context": [], "forwardedProps": {},
                                   "messages": snapshot, "resume": resume})
     received = [c.call_id for m in SEEN[-1] for c in m.contents if c.type == "function_result"

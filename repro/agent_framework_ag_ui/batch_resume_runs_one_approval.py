@@ -10,9 +10,14 @@ clients do. Only one of the two approved tools runs; the model is called without
 answered by a synthetic control result instead), and the endpoint keeps the other approval pending: the thread's
 next run is refused with APPROVAL_RESUME_REQUIRED, though the client answered every interrupt it was given.
 
+On 1.0.0rc7 (core 1.10.0) the decisions each become a message of their own; when the first arrives the endpoint
+answers every other call of the batch itself with "Tool execution skipped - user provided follow-up message", ahead
+of the first call's result: only the first decision's tool runs, and the model receives the batch's results in
+another order than its calls (the synthetic ones first), while the thread's next run is accepted.
+
 Needs only agent-framework-core and agent-framework-ag-ui (no network, no sockets: httpx's ASGI transport):
 
-    pip install 'agent-framework-ag-ui==1.0.1'
+    pip install 'agent-framework-ag-ui==1.0.1'   # 1.0.0rc7 ... 1.0.1 are affected
     python repro/agent_framework_ag_ui/batch_resume_runs_one_approval.py; echo "exit $?"
 
 Exits 1 while the defect is present (an approved call of the resume does not run), 0 once both run.
@@ -75,6 +80,25 @@ async def delete_file(path: str) -> str:
     return "deleted"
 
 
+
+def interrupts_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The interrupts the run finished with, each with its id and toolCallId. 1.0.0rc7 predates the protocol's
+    interrupt outcome: it lists them in an `interrupt` field of RUN_FINISHED, naming the call in each value."""
+    finished = next(e for e in events if e["type"] == "RUN_FINISHED")
+    if "outcome" in finished or "interrupt" not in finished:
+        return (finished.get("outcome") or {}).get("interrupts") or []
+    return [{"id": i["id"], "toolCallId": i["value"]["function_call"]["call_id"], "legacy": True}
+            for i in finished["interrupt"]]
+
+
+def resume_of(decisions: list[tuple[dict[str, Any], bool]]) -> Any:
+    """The resume answering each interrupt; 1.0.0rc7 reads a decision only in its own form, its confirmation
+    dialog's answer ({"accepted": ...}) as the interrupt's value."""
+    if any(interrupt.get("legacy") for interrupt, _ in decisions):
+        return {"interrupts": [{"id": i["id"], "value": {"accepted": approved}} for i, approved in decisions]}
+    return [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": approved}}
+            for i, approved in decisions]
+
 async def run(http: httpx.AsyncClient, body: dict[str, Any]) -> list[dict[str, Any]]:
     response = await http.post("/", json=body)
     return [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")]
@@ -93,16 +117,18 @@ async def main() -> int:
         first = await run(http, {"threadId": "t", "runId": "r1", "tools": [], "context": [], "forwardedProps": {},
                                  "messages": [{"id": "u1", "role": "user", "content": "Delete both files"}]})
         snapshot = next(e for e in first if e["type"] == "MESSAGES_SNAPSHOT")["messages"]
-        finished = next(e for e in first if e["type"] == "RUN_FINISHED")
-        interrupts = finished["outcome"]["interrupts"]
+        interrupts = interrupts_of(first)
         print("interrupts:", [(i["id"], i["toolCallId"]) for i in interrupts])
-        resume = [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": True}} for i in interrupts]
+        resume = resume_of([(i, True) for i in interrupts])
         second = await run(http, {"threadId": "t", "runId": "r2", "tools": [], "context": [], "forwardedProps": {},
                                   "messages": snapshot, "resume": resume})
         held = next((e for e in second if e["type"] == "MESSAGES_SNAPSHOT"), {}).get("messages", snapshot)
         third = await run(http, {"threadId": "t", "runId": "r3", "tools": [], "context": [], "forwardedProps": {},
                                  "messages": [*held, {"id": "u2", "role": "user", "content": "Thanks"}]})
+    got = [(c.call_id, c.result) for m in (SEEN[1] if len(SEEN) > 1 else []) for c in m.contents
+           if c.type == "function_result" and c.call_id in ("c1", "c2")]
     print("tools run on the resume:", RAN)
+    print("results the model received on the resume, in order:", got)
     print("the thread's next run:", [(e["type"], e.get("code")) for e in third if e["type"].startswith("RUN_")])
     if sorted(RAN) != ["/tmp/a.txt", "/tmp/b.txt"]:
         print("DEFECT: the resume approved both calls, but not both ran")

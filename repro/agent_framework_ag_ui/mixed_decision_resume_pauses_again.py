@@ -66,6 +66,25 @@ class ScriptedClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
         return complete()
 
 
+
+def interrupts_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The interrupts the run finished with, each with its id and toolCallId. 1.0.0rc7 predates the protocol's
+    interrupt outcome: it lists them in an `interrupt` field of RUN_FINISHED, naming the call in each value."""
+    finished = next(e for e in events if e["type"] == "RUN_FINISHED")
+    if "outcome" in finished or "interrupt" not in finished:
+        return (finished.get("outcome") or {}).get("interrupts") or []
+    return [{"id": i["id"], "toolCallId": i["value"]["function_call"]["call_id"], "legacy": True}
+            for i in finished["interrupt"]]
+
+
+def resume_of(decisions: list[tuple[dict[str, Any], bool]]) -> Any:
+    """The resume answering each interrupt; 1.0.0rc7 reads a decision only in its own form, its confirmation
+    dialog's answer ({"accepted": ...}) as the interrupt's value."""
+    if any(interrupt.get("legacy") for interrupt, _ in decisions):
+        return {"interrupts": [{"id": i["id"], "value": {"accepted": approved}} for i, approved in decisions]}
+    return [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": approved}}
+            for i, approved in decisions]
+
 async def run(http: httpx.AsyncClient, body: dict[str, Any]) -> list[dict[str, Any]]:
     response = await http.post("/", json=body)
     return [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")]
@@ -91,16 +110,14 @@ async def main() -> int:
         first = await run(http, {"threadId": "t", "runId": "r1", "tools": [], "context": [], "forwardedProps": {},
                                  "messages": [{"id": "u1", "role": "user", "content": "Delete both files"}]})
         snapshot = next(e for e in first if e["type"] == "MESSAGES_SNAPSHOT")["messages"]
-        interrupts = next(e for e in first if e["type"] == "RUN_FINISHED")["outcome"]["interrupts"]
+        interrupts = interrupts_of(first)
         decisions = {"c1": True, "c2": False}
-        resume = [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": decisions[i["toolCallId"]]}}
-                  for i in interrupts]
+        resume = resume_of([(i, decisions[i["toolCallId"]]) for i in interrupts])
         print("resume:", [(i["toolCallId"], decisions[i["toolCallId"]]) for i in interrupts])
         second = await run(http, {"threadId": "t", "runId": "r2", "tools": [], "context": [], "forwardedProps": {},
                                   "messages": snapshot, "resume": resume})
     print("events of the resumed run:", [e["type"] for e in second])
-    outcome = (next(e for e in second if e["type"] == "RUN_FINISHED").get("outcome") or {})
-    paused = [i.get("toolCallId") for i in outcome.get("interrupts", [])]
+    paused = [i.get("toolCallId") for i in interrupts_of(second)]
     print("tools run:", RAN, "model calls:", len(SEEN), "interrupts after the resume:", paused)
     if RAN != ["/tmp/a.txt"] or paused:
         print("DEFECT: the approved call did not run, and the run paused again")

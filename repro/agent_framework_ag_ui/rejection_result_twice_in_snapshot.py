@@ -72,6 +72,25 @@ class ScriptedClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
         return complete()
 
 
+
+def interrupts_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The interrupts the run finished with, each with its id and toolCallId. 1.0.0rc7 predates the protocol's
+    interrupt outcome: it lists them in an `interrupt` field of RUN_FINISHED, naming the call in each value."""
+    finished = next(e for e in events if e["type"] == "RUN_FINISHED")
+    if "outcome" in finished or "interrupt" not in finished:
+        return (finished.get("outcome") or {}).get("interrupts") or []
+    return [{"id": i["id"], "toolCallId": i["value"]["function_call"]["call_id"], "legacy": True}
+            for i in finished["interrupt"]]
+
+
+def resume_of(decisions: list[tuple[dict[str, Any], bool]]) -> Any:
+    """The resume answering each interrupt; 1.0.0rc7 reads a decision only in its own form, its confirmation
+    dialog's answer ({"accepted": ...}) as the interrupt's value."""
+    if any(interrupt.get("legacy") for interrupt, _ in decisions):
+        return {"interrupts": [{"id": i["id"], "value": {"accepted": approved}} for i, approved in decisions]}
+    return [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": approved}}
+            for i, approved in decisions]
+
 async def run(http: httpx.AsyncClient, body: dict[str, Any]) -> list[dict[str, Any]]:
     response = await http.post("/", json=body)
     return [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")]
@@ -102,8 +121,8 @@ async def main() -> int:
         first = await run(http, {"threadId": "t", "runId": "r1", "tools": [], "context": [], "forwardedProps": {},
                                  "messages": [{"id": "u1", "role": "user", "content": "Check a.txt, then delete it"}]})
         snapshot = next(e for e in first if e["type"] == "MESSAGES_SNAPSHOT")["messages"]
-        interrupts = next(e for e in first if e["type"] == "RUN_FINISHED")["outcome"]["interrupts"]
-        resume = [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": False}} for i in interrupts]
+        interrupts = interrupts_of(first)
+        resume = resume_of([(i, False) for i in interrupts])
         print("rejected:", [i["toolCallId"] for i in interrupts])
         second = await run(http, {"threadId": "t", "runId": "r2", "tools": [], "context": [], "forwardedProps": {},
                                   "messages": snapshot, "resume": resume})

@@ -65,6 +65,16 @@ def approvals_by_call(events: Sequence[TransportEvent]) -> dict[str, str]:
     return found
 
 
+def legacy_interrupts(events: Sequence[TransportEvent]) -> list[str]:
+    """The interrupt ids of a release that predates the protocol's interrupt outcome (agent-framework-ag-ui
+    1.0.0rc7): its RUN_FINISHED lists them in an `interrupt` field of its own, which the protocol's models keep as an
+    extra field. Empty when the run finished with the protocol's outcome (or with neither)."""
+    finished = next((e for e in reversed(events) if e.type == "RUN_FINISHED"), None)
+    if finished is None or interrupts(events):
+        return []
+    return [text(mapping(i).get("id")) for i in items(finished.fields.get("interrupt")) if text(mapping(i).get("id"))]
+
+
 class AgUiConversation:
     def __init__(self, setup: ConversationSetup, app_wrapper: AppWrapper | None = None,
                  provider_wrapper: ProviderWrapper | None = None) -> None:
@@ -79,6 +89,8 @@ class AgUiConversation:
         self._ids = 0
         self.open_interrupts: set[str] = set()  # the interrupts the last run finished with
         self.interrupt_calls: dict[str, str] = {}  # every interrupt the endpoint issued: the call it holds
+        self.legacy_interrupts: set[str] = set()  # the open ones of a release without the protocol's interrupts
+        self.resumed: list[str] = []  # the approvals the turn's request approved
 
     def _new_id(self) -> str:
         self._ids += 1
@@ -105,10 +117,17 @@ class AgUiConversation:
     def _request(self, turn: TurnInput) -> dict[str, JSON]:
         # An AG-UI client answers the interrupts the last run left open; a decision the caller's replayed history
         # still holds for an earlier interrupt has no resume form, and an AG-UI client does not send it again.
+        decisions = [c for m in (turn.messages if not isinstance(turn.messages, str) else ()) for c in m.contents
+                     if isinstance(c, ApprovalResponse) and c.id in self.open_interrupts]
+        self.resumed = [c.id for c in decisions if c.approved]
         resume: list[dict[str, JSON]] = [
             {"interruptId": c.id, "status": "resolved", "payload": {"approved": c.approved}}
-            for m in (turn.messages if not isinstance(turn.messages, str) else ())
-            for c in m.contents if isinstance(c, ApprovalResponse) and c.id in self.open_interrupts]
+            for c in decisions if c.id not in self.legacy_interrupts]
+        # A release without the protocol's interrupts reads a resume's decisions only in its own form: each
+        # interrupt's id with the answer its confirmation dialog gives ({"accepted": ...}) as the value. The
+        # protocol's models do not know that form, so it goes in after validation.
+        legacy: list[JSON] = [{"id": c.id, "value": {"accepted": c.approved}}
+                              for c in decisions if c.id in self.legacy_interrupts]
         sent, places = self._request_messages(turn)
         body: dict[str, JSON] = {"threadId": THREAD_ID, "runId": f"run-{turn.index + 1}",
                                  "messages": cast(JSON, sent), "tools": [],
@@ -123,6 +142,8 @@ class AgUiConversation:
         for shift, (index, message) in enumerate(places):
             validated.insert(index + shift, cast(JSON, message))
         request["messages"] = validated
+        if legacy:
+            request["resume"] = {"interrupts": legacy}
         return request
 
     async def run_turn(self, turn: TurnInput) -> CallerView:
@@ -142,13 +163,13 @@ class AgUiConversation:
         exchange = TransportExchange(request, events)
         approvals = approvals_by_call(events)
         self.interrupt_calls.update({interrupt: call for call, interrupt in approvals.items()})
-        resumed = [text(mapping(r).get("interruptId")) for r in items(request.get("resume"))
-                   if mapping(mapping(r).get("payload")).get("approved") is True]
+        resumed = self.resumed
         # An approved call whose execution asked for more input goes back to pending under its interrupt (the
         # endpoint demands a resume entry for it before any other run, though RUN_FINISHED lists no interrupt):
         # the caller answers the pause by resuming that interrupt once its input is given.
         held: set[str] = set(resumed) if input_requests(events) else set()
-        self.open_interrupts = {text(i.get("id")) for i in interrupts(events)} | held
+        self.legacy_interrupts = set(legacy_interrupts(events)) | (held & self.legacy_interrupts)
+        self.open_interrupts = {text(i.get("id")) for i in interrupts(events)} | self.legacy_interrupts | held
         failed = next((e for e in events if e.type == "RUN_ERROR"), None)
         if failed is not None:
             updates = updates_from_messages(from_agui_all(fold(events), approvals))
