@@ -193,6 +193,17 @@ def test_hosted_oracle_catches_a_dropped_decision_and_the_exported_file_reproduc
     assert asyncio.run(run_scenario(replay, reference_adapter(), "non-streaming")).verdict == "pass"
 
 
+def test_one_conversation_failing_in_both_modes_is_written_to_two_files(tmp_path: Path) -> None:
+    from harness.fuzz.export import counterexample, write_counterexample
+    from harness.fuzz.oracle import Finding
+
+    spec = _with_hosted_decision("caller-history")
+    paths = {write_counterexample(counterexample(spec, finding), finding, tmp_path)
+             for finding in (Finding("loop", mode, ("no-orphans",), "a call has no result")
+                             for mode in ("non-streaming", "streaming"))}
+    assert len(paths) == 2 and all(path.is_file() for path in paths)
+
+
 def test_features_name_hosted_approvals_and_decisions() -> None:
     alone = features(load_scenario(BUNDLED / "approval" / "hosted-pass-through.yaml"))
     assert {"hosted-approval", "hosted-decision", "hosted-approved"} <= alone
