@@ -111,6 +111,12 @@ def test_generator_makes_caller_run_tools_input_requests_and_hosted_calls(featur
     assert asyncio.run(Judge().findings(loaded, reference_adapter())) == []
 
 
+def test_features_tell_several_decisions_in_one_turn_apart_from_several_approvals() -> None:
+    mixed = features(load_scenario(BUNDLED / "agui" / "rejection-mixed-decision.yaml"))
+    assert {"decided-together", "mixed-decision"} <= mixed and "approved-together" not in mixed
+    assert "decided-together" not in features(load_scenario(BUNDLED / "agui" / "rejection-single.yaml"))
+
+
 def test_features_name_caller_run_tools_input_requests_and_hosted_calls() -> None:
     assert "declaration-only" in features(load_scenario(BUNDLED / "normal" / "declaration-only.yaml"))
     assert "input-request" in features(load_scenario(BUNDLED / "approval" / "user-input.yaml"))

@@ -14,7 +14,7 @@ Feature = Literal[
     "raise-timeout-error", "delay", "parallel", "calls-across-messages", "reused-id", "reasoning",
     "ignores-tool-choice", "max-iterations", "max-function-calls", "max-consecutive-errors", "blank-answer",
     "multi-turn", "mixed-batch", "decided", "declaration-only", "input-request", "hosted-call",
-    "approved-together", "mixed-decision", "hosted-approval", "hosted-decision", "hosted-approved",
+    "approved-together", "decided-together", "mixed-decision", "hosted-approval", "hosted-decision", "hosted-approved",
     "hosted-rejected", "hosted-approval-beside-calls",
 ]
 FEATURES: tuple[str, ...] = get_args(Feature)
@@ -60,6 +60,8 @@ def features(scenario: Scenario) -> frozenset[str]:
                     found.update({"hosted-decision", "hosted-approved" if response.approved else "hosted-rejected"})
         if approved > 1:
             found.add("approved-together")  # one turn approves several calls at once
+        if approved + rejected > 1:
+            found.add("decided-together")  # ... or decides on several, approving or rejecting each
         if approved and rejected:
             found.add("mixed-decision")  # one turn approves some calls and rejects others
         for step in turn.model:

@@ -15,6 +15,9 @@ Needs only agent-framework-core and agent-framework-ag-ui (no network, no socket
 
     pip install 'agent-framework-ag-ui==1.7.0'
     python repro/agent_framework_ag_ui/batch_approval_control_result_to_chat_client.py; echo "exit $?"
+    python repro/agent_framework_ag_ui/batch_approval_control_result_to_chat_client.py --reject; echo "exit $?"
+
+With `--reject` the client rejects both calls instead: the control gets the same synthetic result.
 
 Exits 1 while the defect is present, 0 once the chat client sees only the two calls' own results.
 """
@@ -93,7 +96,9 @@ async def main() -> int:
         finished = next(e for e in first if e["type"] == "RUN_FINISHED")
         interrupts = finished["outcome"]["interrupts"]
         print("interrupts:", [(i["id"], i["toolCallId"]) for i in interrupts])
-        resume = [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": True}} for i in interrupts]
+        approved = "--reject" not in sys.argv[1:]
+        resume = [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": approved}}
+                  for i in interrupts]
         second = await run(http, {"threadId": "t", "runId": "r2", "tools": [], "context": [], "forwardedProps": {},
                                   "messages": snapshot, "resume": resume})
     results = [e["toolCallId"] for e in second if e["type"] == "TOOL_CALL_RESULT"]
