@@ -113,7 +113,8 @@ def test_generator_makes_caller_run_tools_input_requests_and_hosted_calls(featur
 
 def test_features_tell_several_decisions_in_one_turn_apart_from_several_approvals() -> None:
     mixed = features(load_scenario(BUNDLED / "agui" / "rejection-mixed-decision.yaml"))
-    assert {"decided-together", "mixed-decision"} <= mixed and "approved-together" not in mixed
+    assert {"decided-together", "mixed-decision"} <= mixed
+    assert "approved-together" not in mixed
     assert "decided-together" not in features(load_scenario(BUNDLED / "agui" / "rejection-single.yaml"))
 
 
@@ -207,7 +208,8 @@ def test_one_conversation_failing_in_both_modes_is_written_to_two_files(tmp_path
     paths = {write_counterexample(counterexample(spec, finding), finding, tmp_path)
              for finding in (Finding("loop", mode, ("no-orphans",), "a call has no result")
                              for mode in ("non-streaming", "streaming"))}
-    assert len(paths) == 2 and all(path.is_file() for path in paths)
+    assert len(paths) == 2
+    assert all(path.is_file() for path in paths)
 
 
 def test_features_name_hosted_approvals_and_decisions() -> None:
