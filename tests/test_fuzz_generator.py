@@ -118,6 +118,11 @@ def test_features_tell_several_decisions_in_one_turn_apart_from_several_approval
     assert "decided-together" not in features(load_scenario(BUNDLED / "agui" / "rejection-single.yaml"))
 
 
+def test_features_name_arguments_a_tool_must_refuse() -> None:
+    assert "invalid-arguments" in features(load_scenario(BUNDLED / "errors" / "validation-error-unapproved.yaml"))
+    assert "invalid-arguments" not in features(load_scenario(BUNDLED / "normal" / "single-call.yaml"))
+
+
 def test_features_name_caller_run_tools_input_requests_and_hosted_calls() -> None:
     assert "declaration-only" in features(load_scenario(BUNDLED / "normal" / "declaration-only.yaml"))
     assert "input-request" in features(load_scenario(BUNDLED / "approval" / "user-input.yaml"))
