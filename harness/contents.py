@@ -216,12 +216,15 @@ def _join(previous: Content, content: Content) -> Content | None:
 def _joined_arguments(before: Mapping[str, JSON] | str, after: Mapping[str, JSON] | str,
                       ) -> Mapping[str, JSON] | str | None:
     """Two fragments' arguments joined, or None when they cannot continue each other. A fragment whose text was
-    complete JSON may reach us already parsed: after a blank start it is the whole arguments."""
+    complete JSON may reach us already parsed: after a blank start it is the whole arguments, and a blank fragment
+    after it continues it all the same."""
     first, second = _argument_text(before), _argument_text(after)
     if first is not None and second is not None:
         return first + second
     if first == "" and isinstance(after, Mapping):
         return after
+    if second == "":
+        return before  # an empty delta after arguments that arrived whole (already parsed) adds nothing
     return None
 
 

@@ -75,6 +75,13 @@ def test_empty_argument_text_is_no_arguments() -> None:
     assert merge_contents([FunctionCall("c1", "f", ""), FunctionCall("c1", "", "  ")]) == (FunctionCall("c1", "f", {}),)
 
 
+def test_a_blank_fragment_after_parsed_arguments_continues_the_call() -> None:
+    # A stream split of the fuzzer: the whole argument text in the first delta (which reaches us parsed), then an
+    # empty delta with neither id nor name; a caller concatenating the deltas has one call.
+    chunks = [FunctionCall("c2", "factorial", {"n": 5}), FunctionCall("c2", "", ""), FunctionCall("", "", "")]
+    assert merge_contents(chunks) == (FunctionCall("c2", "factorial", {"n": 5}),)
+
+
 def test_chunks_of_different_calls_stay_apart() -> None:
     merged = merge_contents([FunctionCall("c1", "f", '{"a": 1}'), FunctionCall("c2", "g", '{"b": 2}')])
     assert merged == (FunctionCall("c1", "f", {"a": 1}), FunctionCall("c2", "g", {"b": 2}))

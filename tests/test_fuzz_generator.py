@@ -111,6 +111,18 @@ def test_generator_makes_caller_run_tools_input_requests_and_hosted_calls(featur
     assert asyncio.run(Judge().findings(loaded, reference_adapter())) == []
 
 
+def test_features_tell_several_decisions_in_one_turn_apart_from_several_approvals() -> None:
+    mixed = features(load_scenario(BUNDLED / "agui" / "rejection-mixed-decision.yaml"))
+    assert {"decided-together", "mixed-decision"} <= mixed
+    assert "approved-together" not in mixed
+    assert "decided-together" not in features(load_scenario(BUNDLED / "agui" / "rejection-single.yaml"))
+
+
+def test_features_name_arguments_a_tool_must_refuse() -> None:
+    assert "invalid-arguments" in features(load_scenario(BUNDLED / "errors" / "validation-error-unapproved.yaml"))
+    assert "invalid-arguments" not in features(load_scenario(BUNDLED / "normal" / "single-call.yaml"))
+
+
 def test_features_name_caller_run_tools_input_requests_and_hosted_calls() -> None:
     assert "declaration-only" in features(load_scenario(BUNDLED / "normal" / "declaration-only.yaml"))
     assert "input-request" in features(load_scenario(BUNDLED / "approval" / "user-input.yaml"))
@@ -191,6 +203,18 @@ def test_hosted_oracle_catches_a_dropped_decision_and_the_exported_file_reproduc
     broken = asyncio.run(run_scenario(replay, control, "non-streaming"))
     assert "expect.requests" in {c.id for c in broken.checks if c.verdict == "fail"}
     assert asyncio.run(run_scenario(replay, reference_adapter(), "non-streaming")).verdict == "pass"
+
+
+def test_one_conversation_failing_in_both_modes_is_written_to_two_files(tmp_path: Path) -> None:
+    from harness.fuzz.export import counterexample, write_counterexample
+    from harness.fuzz.oracle import Finding
+
+    spec = _with_hosted_decision("caller-history")
+    paths = {write_counterexample(counterexample(spec, finding), finding, tmp_path)
+             for finding in (Finding("loop", mode, ("no-orphans",), "a call has no result")
+                             for mode in ("non-streaming", "streaming"))}
+    assert len(paths) == 2
+    assert all(path.is_file() for path in paths)
 
 
 def test_features_name_hosted_approvals_and_decisions() -> None:

@@ -29,8 +29,8 @@ def test_runs_cover_every_release_environment_oldest_first(tmp_path: Path) -> No
     _env(tmp_path / "versions" / "1.9.0")
     _env(tmp_path / "versions" / "1.23.0", ag_ui="1.7.0")
     (tmp_path / "versions" / "bin").mkdir()  # the folder's own files are no release
-    _env(tmp_path / "versions-other" / "openai-agents" / "0.24.0")
-    _env(tmp_path / "versions-other" / "pydantic-ai-slim" / "2.60.0")
+    _env(tmp_path / "versions" / "openai-agents" / "0.24.0")
+    _env(tmp_path / "versions" / "pydantic-ai-slim" / "2.60.0")
     labels = [run.label for run in tool.planned_runs(tmp_path)]
     assert labels == [
         "reference - reference",
@@ -40,6 +40,14 @@ def test_runs_cover_every_release_environment_oldest_first(tmp_path: Path) -> No
         "agent-framework-core 1.23.0 agent_framework_ag_ui",
         "pydantic-ai-slim 2.60.0 pydantic_ai", "openai-agents 0.24.0 openai_agents",
     ]
+
+
+def test_other_frameworks_are_looked_for_where_the_version_sweep_builds_them(tmp_path: Path) -> None:
+    sweep = load_tool("sweep_versions")
+    envs = tmp_path / "versions"
+    for package, implementation in tool.OTHER_IMPLEMENTATIONS.items():
+        _env(sweep.FRAMEWORKS[package].env_dir(envs, "9.9.9"))
+        assert f"{package} 9.9.9 {implementation}" in [run.label for run in tool.planned_runs(tmp_path)]
 
 
 def test_summary_counts_examples_and_findings(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Run `loop-conformance fuzz` once over every installed implementation and every release of the version matrix.
 
 Each release runs in the environment the `versions` sweep made for it (`.nox/versions/<release>` for
-agent-framework-core, `.nox/versions-other/<package>/<release>` for the others), with this checkout's harness first
+agent-framework-core, `.nox/versions/<package>/<release>` for the others), with this checkout's harness first
 on the path, so the release's framework is the one fuzzed. The agent-framework-core environments fuzz
 agent_framework and agent_framework_stateless, and agent_framework_ag_ui where the release's ag-ui companion is
 installed; the reference loop runs once, in this interpreter. Those environments do not install Hypothesis, and
@@ -82,7 +82,9 @@ def planned_runs(nox_dir: Path) -> list[Run]:
             implementations.append("agent_framework_ag_ui")
         runs += [Run("agent-framework-core", env.name, name, env / "bin" / "python") for name in implementations]
     for package, implementation in OTHER_IMPLEMENTATIONS.items():
-        envs = (p for p in (nox_dir / "versions-other" / package).glob("*") if (p / "bin" / "python").exists())
+        # Where tools/sweep_versions.py builds them (`Framework.env_dir`): beside the core releases, one folder
+        # per package, which the core glob above skips (a package folder has no bin/python).
+        envs = (p for p in (core / package).glob("*") if (p / "bin" / "python").exists())
         runs += [Run(package, env.name, implementation, env / "bin" / "python")
                  for env in sorted(envs, key=lambda p: release_order(p.name))]
     return runs

@@ -150,9 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--markdown", type=Path, default=ROOT / "reports" / "reproduction-ranges.md")
     args = parser.parse_args(argv)
     framework = FRAMEWORKS[args.framework]
-    envs: Path = args.envs
-    if args.framework != "agent-framework-core":
-        envs = args.envs.parent / "versions-other" / args.framework
+    envs: Path = args.envs / framework.folder  # where the version sweep builds each release (`Framework.env_dir`)
     present = sorted((p.name for p in envs.iterdir() if (p / "bin" / "python").exists()), key=release_key)
     releases = [r for r in present if not args.releases or r in args.releases]
     entries = load_baseline(args.baseline).known_failures

@@ -45,7 +45,9 @@ def counterexample(spec: ScenarioSpec, finding: Finding, reference: Observed | N
     """`spec` with the identity and rows of `finding`, and, for a disagreement, the reference's executions as
     expectations."""
     rows = list(dict.fromkeys(row for check in finding.checks for row in CHECK_ROWS.get(check, ())))
-    digest = hashlib.sha256(scenario_yaml(spec).encode()).hexdigest()[:8]
+    # The mode is part of the identity: one conversation failing the same checks in both modes is two findings,
+    # and a file named by the conversation alone would be overwritten by the second.
+    digest = hashlib.sha256(f"{finding.mode}\n{scenario_yaml(spec)}".encode()).hexdigest()[:8]
     impl = finding.implementation.replace("_", "-").lower()
     data: dict[str, Any] = spec.model_dump(mode="json", by_alias=True, exclude_unset=True)
     data |= {

@@ -3,9 +3,11 @@ allowance judges a generated conversation and its exported file alike."""
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
+from harness.contents import JSON, parse_arguments
 from harness.limits import DEFAULT_MAX_CONSECUTIVE_ERRORS
+from harness.parameters import argument_problems
 from harness.scenario.model import Scenario
 from harness.scenario.schema import ContentSpec, ModelStepSpec
 
@@ -14,8 +16,8 @@ Feature = Literal[
     "raise-timeout-error", "delay", "parallel", "calls-across-messages", "reused-id", "reasoning",
     "ignores-tool-choice", "max-iterations", "max-function-calls", "max-consecutive-errors", "blank-answer",
     "multi-turn", "mixed-batch", "decided", "declaration-only", "input-request", "hosted-call",
-    "approved-together", "mixed-decision", "hosted-approval", "hosted-decision", "hosted-approved",
-    "hosted-rejected", "hosted-approval-beside-calls",
+    "approved-together", "decided-together", "mixed-decision", "hosted-approval", "hosted-decision", "hosted-approved",
+    "hosted-rejected", "hosted-approval-beside-calls", "invalid-arguments",
 ]
 FEATURES: tuple[str, ...] = get_args(Feature)
 
@@ -60,11 +62,30 @@ def features(scenario: Scenario) -> frozenset[str]:
                     found.update({"hosted-decision", "hosted-approved" if response.approved else "hosted-rejected"})
         if approved > 1:
             found.add("approved-together")  # one turn approves several calls at once
+        if approved + rejected > 1:
+            found.add("decided-together")  # ... or decides on several, approving or rejecting each
         if approved and rejected:
             found.add("mixed-decision")  # one turn approves some calls and rejects others
         for step in turn.model:
             found.update(_step_features(step, seen_ids, gated))
+    if _invalid_arguments(scenario):
+        found.add("invalid-arguments")  # a call the loop must refuse with an error result, its tool never run
     return frozenset(found)
+
+
+def _invalid_arguments(scenario: Scenario) -> bool:
+    """Some local call's arguments break its tool's parameters."""
+    parameters = {tool.name: tool.parameters for tool in scenario.tools}
+    for turn in scenario.spec.turns:
+        for step in turn.model:
+            contents: list[ContentSpec] = step.contents or [c for m in step.messages or [] for c in m.contents]
+            for call in (c.function_call for c in contents if c.function_call is not None):
+                schema = parameters.get(str(call.name))
+                if schema is None or call.informational_only:
+                    continue
+                if argument_problems(schema, cast(JSON, parse_arguments(call.arguments))):
+                    return True
+    return False
 
 
 def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> set[str]:

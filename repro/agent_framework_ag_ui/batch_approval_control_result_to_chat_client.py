@@ -15,6 +15,9 @@ Needs only agent-framework-core and agent-framework-ag-ui (no network, no socket
 
     pip install 'agent-framework-ag-ui==1.7.0'
     python repro/agent_framework_ag_ui/batch_approval_control_result_to_chat_client.py; echo "exit $?"
+    python repro/agent_framework_ag_ui/batch_approval_control_result_to_chat_client.py --reject; echo "exit $?"
+
+With `--reject` the client rejects both calls instead: the control gets the same synthetic result.
 
 Exits 1 while the defect is present, 0 once the chat client sees only the two calls' own results.
 """
@@ -111,7 +114,7 @@ async def main() -> int:
         snapshot = next(e for e in first if e["type"] == "MESSAGES_SNAPSHOT")["messages"]
         interrupts = interrupts_of(first)
         print("interrupts:", [(i["id"], i["toolCallId"]) for i in interrupts])
-        resume = resume_of([(i, True) for i in interrupts])
+        resume = resume_of([(i, "--reject" not in sys.argv[1:]) for i in interrupts])
         second = await run(http, {"threadId": "t", "runId": "r2", "tools": [], "context": [], "forwardedProps": {},
                                   "messages": snapshot, "resume": resume})
     results = [e["toolCallId"] for e in second if e["type"] == "TOOL_CALL_RESULT"]
