@@ -94,6 +94,7 @@ def resume_of(decisions: list[tuple[dict[str, Any], bool]]) -> Any:
     return [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": approved}}
             for i, approved in decisions]
 
+
 async def run(http: httpx.AsyncClient, body: dict[str, Any]) -> list[dict[str, Any]]:
     response = await http.post("/", json=body)
     return [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")]
