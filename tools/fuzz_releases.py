@@ -38,9 +38,9 @@ DEFAULT_SEED = 16
 DEFAULT_MAX_FINDINGS = 1
 DEFAULT_TIMEOUT = 360  # seconds per run: a run still shrinking then is reported as timed out, not waited for
 CORE_IMPLEMENTATIONS = ("agent_framework", "agent_framework_stateless")
-# The AG-UI adapter drives the endpoint of agent-framework-ag-ui 1.7.0 and later (earlier releases lack the endpoint
-# options it sets; baselines/known-failures.yaml triages it from 1.7.0).
-AG_UI_FIRST = "1.7.0"
+# The AG-UI adapter drives the endpoint of agent-framework-ag-ui 1.0.0rc7 and later (rc7 in its own resume form);
+# baselines/known-failures.yaml and baselines/fuzz-allowances.yaml triage it from there.
+AG_UI_FIRST = "1.0.0rc7"
 OTHER_IMPLEMENTATIONS = {"pydantic-ai-slim": "pydantic_ai", "openai-agents": "openai_agents"}
 _SUMMARY = re.compile(r": (\d+) examples run, (\d+) counterexample")
 
@@ -66,8 +66,20 @@ class Outcome:
     error: str = ""
 
 
+_PART = re.compile(r"(\d+)(?:(a|b|rc)(\d+))?$")
+
+
 def release_order(release: str) -> tuple[int, ...]:
-    return tuple(int(part) if part.isdigit() else -1 for part in release.split("."))
+    """A sort key in which a pre-release (`1.0.0rc7`) comes before its final release and after the one before."""
+    key: list[int] = []
+    for part in release.split("."):
+        match = _PART.match(part)
+        if match is None:
+            return (*key, -1)
+        key.append(int(match.group(1)))
+        if match.group(2):
+            return (*key, -1, "a b rc".split().index(match.group(2)), int(match.group(3)))
+    return (*key, 0)
 
 
 def planned_runs(nox_dir: Path) -> list[Run]:
