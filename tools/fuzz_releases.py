@@ -31,6 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from harness.reporting.baseline import release_key  # noqa: E402
+
 NOX = ROOT / ".nox"
 # The defaults fit the whole sweep (44 runs) in about 40 minutes on a shared 2-core machine; see README "Fuzzing".
 DEFAULT_EXAMPLES = 6
@@ -66,20 +69,10 @@ class Outcome:
     error: str = ""
 
 
-_PART = re.compile(r"(\d+)(?:(a|b|rc)(\d+))?$")
-
-
 def release_order(release: str) -> tuple[int, ...]:
-    """A sort key in which a pre-release (`1.0.0rc7`) comes before its final release and after the one before."""
-    key: list[int] = []
-    for part in release.split("."):
-        match = _PART.match(part)
-        if match is None:
-            return (*key, -1)
-        key.append(int(match.group(1)))
-        if match.group(2):
-            return (*key, -1, "a b rc".split().index(match.group(2)), int(match.group(3)))
-    return (*key, 0)
+    """The harness's release order (a pre-release such as `1.0.0rc7` before its final release), so the sweep
+    selects releases as the baselines' ranges read them."""
+    return release_key(release)
 
 
 def planned_runs(nox_dir: Path) -> list[Run]:
