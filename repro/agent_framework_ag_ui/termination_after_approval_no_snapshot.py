@@ -16,6 +16,11 @@ Needs only agent-framework-core and agent-framework-ag-ui (no network, no socket
     python repro/agent_framework_ag_ui/termination_after_approval_no_snapshot.py; echo "exit $?"
 
 Exits 1 while the defect is present, 0 once the resumed run's snapshot holds the approved call's result.
+
+With --blank there is no middleware: the model answers the resumed run with a blank text. The run adds nothing but
+the approved result either, and sends no snapshot the same way; this form shows the defect on the releases before
+1.4.0 too (1.0.0rc7 on), where the middleware form meets "Approval-time termination" first (another model call,
+repro/agent_framework_ag_ui/approval_time_pause_calls_model.py).
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ class ScriptedClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
         if len(SEEN) == 1:
             contents = [Content.from_function_call("c1", "delete_file", arguments='{"path": "/tmp/a.txt"}')]
         else:
-            contents = [Content.from_text("Done.")]
+            contents = [Content.from_text("" if BLANK else "Done.")]
 
         async def updates() -> AsyncIterator[ChatResponseUpdate]:
             yield ChatResponseUpdate(role="assistant", contents=contents, message_id=f"m{len(SEEN)}")
@@ -107,7 +112,7 @@ async def main() -> int:
     tool = FunctionTool(name="delete_file", description="Delete a file", func=delete_file,
                         approval_mode="always_require")
     app = FastAPI()
-    agent = Agent(ScriptedClient(middleware=[StopAfterTool()]), tools=[tool])
+    agent = Agent(ScriptedClient() if BLANK else ScriptedClient(middleware=[StopAfterTool()]), tools=[tool])
     # Releases before these options served one anonymous principal and sent no keepalives: the same endpoint.
     options = {"single_user": True, "keepalive_seconds": None}
     accepted = inspect.signature(add_agent_framework_fastapi_endpoint).parameters
@@ -130,6 +135,8 @@ async def main() -> int:
     print("fixed: the snapshot holds the approved call's result:", kept)
     return 0
 
+
+BLANK = "--blank" in sys.argv[1:]
 
 if __name__ == "__main__":
     sys.exit(asyncio.run(main()))
