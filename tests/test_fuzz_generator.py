@@ -123,6 +123,13 @@ def test_features_name_arguments_a_tool_must_refuse() -> None:
     assert "invalid-arguments" not in features(load_scenario(BUNDLED / "normal" / "single-call.yaml"))
 
 
+def test_features_name_a_run_that_calls_tools_in_several_model_rounds() -> None:
+    assert "sequential-rounds" in features(load_scenario(BUNDLED / "normal" / "sequential-rounds.yaml"))
+    assert "sequential-rounds" not in features(load_scenario(BUNDLED / "normal" / "parallel-calls.yaml"))
+    across = load_scenario(BUNDLED / "approval" / "calls-across-messages-session.yaml")
+    assert "sequential-rounds" not in features(across)  # one round's calls in two messages
+
+
 def test_features_name_caller_run_tools_input_requests_and_hosted_calls() -> None:
     assert "declaration-only" in features(load_scenario(BUNDLED / "normal" / "declaration-only.yaml"))
     assert "input-request" in features(load_scenario(BUNDLED / "approval" / "user-input.yaml"))

@@ -25,8 +25,8 @@ def _env(path: Path, ag_ui: str | None = None) -> None:
 
 
 def test_runs_cover_every_release_environment_oldest_first(tmp_path: Path) -> None:
-    _env(tmp_path / "versions" / "1.10.0", ag_ui="1.0.0rc7")  # an AG-UI release the adapter cannot drive
-    _env(tmp_path / "versions" / "1.9.0")
+    _env(tmp_path / "versions" / "1.10.0", ag_ui="1.0.0rc7")
+    _env(tmp_path / "versions" / "1.9.0", ag_ui="1.0.0rc6")  # an AG-UI release the adapter cannot drive
     _env(tmp_path / "versions" / "1.23.0", ag_ui="1.7.0")
     (tmp_path / "versions" / "bin").mkdir()  # the folder's own files are no release
     _env(tmp_path / "versions" / "openai-agents" / "0.24.0")
@@ -36,6 +36,7 @@ def test_runs_cover_every_release_environment_oldest_first(tmp_path: Path) -> No
         "reference - reference",
         "agent-framework-core 1.9.0 agent_framework", "agent-framework-core 1.9.0 agent_framework_stateless",
         "agent-framework-core 1.10.0 agent_framework", "agent-framework-core 1.10.0 agent_framework_stateless",
+        "agent-framework-core 1.10.0 agent_framework_ag_ui",
         "agent-framework-core 1.23.0 agent_framework", "agent-framework-core 1.23.0 agent_framework_stateless",
         "agent-framework-core 1.23.0 agent_framework_ag_ui",
         "pydantic-ai-slim 2.60.0 pydantic_ai", "openai-agents 0.24.0 openai_agents",
@@ -70,3 +71,8 @@ def test_findings_and_counts_are_read_from_the_fuzz_command_output() -> None:
     summary = tool._SUMMARY.search(output)  # noqa: SLF001
     assert summary is not None
     assert summary.group(1) == "31"
+
+
+def test_pre_releases_sort_before_their_final_release() -> None:
+    ordered = ["1.0.0rc6", "1.0.0rc7", "1.0.0rc9", "1.0.0", "1.0.1", "1.7.0", "1.10.0"]
+    assert sorted(reversed(ordered), key=tool.release_order) == ordered

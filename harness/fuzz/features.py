@@ -9,7 +9,7 @@ from harness.contents import JSON, parse_arguments
 from harness.limits import DEFAULT_MAX_CONSECUTIVE_ERRORS
 from harness.parameters import argument_problems
 from harness.scenario.model import Scenario
-from harness.scenario.schema import ContentSpec, ModelStepSpec
+from harness.scenario.schema import ContentSpec, FunctionCallSpec, ModelStepSpec
 
 Feature = Literal[
     "approval", "approved", "rejected", "session", "caller-history", "raise", "raise-key-error",
@@ -17,7 +17,7 @@ Feature = Literal[
     "ignores-tool-choice", "max-iterations", "max-function-calls", "max-consecutive-errors", "blank-answer",
     "multi-turn", "mixed-batch", "decided", "declaration-only", "input-request", "hosted-call",
     "approved-together", "decided-together", "mixed-decision", "hosted-approval", "hosted-decision", "hosted-approved",
-    "hosted-rejected", "hosted-approval-beside-calls", "invalid-arguments",
+    "hosted-rejected", "hosted-approval-beside-calls", "invalid-arguments", "sequential-rounds",
 ]
 FEATURES: tuple[str, ...] = get_args(Feature)
 
@@ -68,6 +68,8 @@ def features(scenario: Scenario) -> frozenset[str]:
             found.add("mixed-decision")  # one turn approves some calls and rejects others
         for step in turn.model:
             found.update(_step_features(step, seen_ids, gated))
+        if sum(1 for step in turn.model if _local_calls(step)) > 1:
+            found.add("sequential-rounds")  # one run calls tools in two or more model rounds
     if _invalid_arguments(scenario):
         found.add("invalid-arguments")  # a call the loop must refuse with an error result, its tool never run
     return frozenset(found)
@@ -100,8 +102,7 @@ def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> 
     if any(c.approval_request is not None and c.approval_request.function_call is not None
            and c.approval_request.function_call.server_label is not None for c in contents):
         found.add("hosted-approval")  # a hosted service asks the caller to approve a call of its own tool
-    calls = [c.function_call for c in contents
-             if c.function_call is not None and not c.function_call.informational_only]
+    calls = _local_calls(step)
     if calls and "hosted-approval" in found:
         found.add("hosted-approval-beside-calls")  # ... in a response that also holds local calls
     if len(calls) > 1:
@@ -117,6 +118,12 @@ def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> 
     if any(c.text == "" for c in contents):
         found.add("blank-answer")
     return found
+
+
+def _local_calls(step: ModelStepSpec) -> list[FunctionCallSpec]:
+    contents: list[ContentSpec] = step.contents or [c for m in step.messages or [] for c in m.contents]
+    return [c.function_call for c in contents
+            if c.function_call is not None and not c.function_call.informational_only]
 
 
 def _error_cap_reached(scenario: Scenario) -> bool:

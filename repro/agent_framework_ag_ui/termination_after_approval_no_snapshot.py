@@ -16,6 +16,12 @@ Needs only agent-framework-core and agent-framework-ag-ui (no network, no socket
     python repro/agent_framework_ag_ui/termination_after_approval_no_snapshot.py; echo "exit $?"
 
 Exits 1 while the defect is present, 0 once the resumed run's snapshot holds the approved call's result.
+
+With --blank there is no middleware: the model answers the resumed run with a blank text. The run adds nothing but
+the approved result either, and sends no snapshot the same way; this form shows the defect on the releases before
+1.4.0 too (1.0.0rc7 on), where the middleware form meets "Approval-time termination" first (another model call,
+repro/agent_framework_ag_ui/approval_time_pause_calls_model.py). With --reject the client rejects the call and the
+model answers blank: the rejection's result, which AG-UI carries in the snapshot only, is then lost altogether.
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ class ScriptedClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
         if len(SEEN) == 1:
             contents = [Content.from_function_call("c1", "delete_file", arguments='{"path": "/tmp/a.txt"}')]
         else:
-            contents = [Content.from_text("Done.")]
+            contents = [Content.from_text("" if BLANK or REJECT else "Done.")]
 
         async def updates() -> AsyncIterator[ChatResponseUpdate]:
             yield ChatResponseUpdate(role="assistant", contents=contents, message_id=f"m{len(SEEN)}")
@@ -107,7 +113,7 @@ async def main() -> int:
     tool = FunctionTool(name="delete_file", description="Delete a file", func=delete_file,
                         approval_mode="always_require")
     app = FastAPI()
-    agent = Agent(ScriptedClient(middleware=[StopAfterTool()]), tools=[tool])
+    agent = Agent(ScriptedClient() if BLANK or REJECT else ScriptedClient(middleware=[StopAfterTool()]), tools=[tool])
     # Releases before these options served one anonymous principal and sent no keepalives: the same endpoint.
     options = {"single_user": True, "keepalive_seconds": None}
     accepted = inspect.signature(add_agent_framework_fastapi_endpoint).parameters
@@ -118,18 +124,21 @@ async def main() -> int:
                                  "messages": [{"id": "u1", "role": "user", "content": "Delete the file"}]})
         snapshot = next(e for e in first if e["type"] == "MESSAGES_SNAPSHOT")["messages"]
         interrupts = interrupts_of(first)
-        resume = resume_of([(i, True) for i in interrupts])
+        resume = resume_of([(i, not REJECT) for i in interrupts])
         second = await run(http, {"threadId": "t", "runId": "r2", "tools": [], "context": [], "forwardedProps": {},
                                   "messages": snapshot, "resume": resume})
     print("events of the resumed run:", [e["type"] for e in second])
     snapshots = [e for e in second if e["type"] == "MESSAGES_SNAPSHOT"]
     kept = [m for s in snapshots for m in s["messages"] if m.get("role") == "tool" and m.get("toolCallId") == "c1"]
     if not kept:
-        print("DEFECT: the resumed run's result event is not followed by a snapshot holding the result")
+        print("DEFECT: the resumed run sends no snapshot holding the call's result")
         return 1
     print("fixed: the snapshot holds the approved call's result:", kept)
     return 0
 
+
+BLANK = "--blank" in sys.argv[1:]
+REJECT = "--reject" in sys.argv[1:]
 
 if __name__ == "__main__":
     sys.exit(asyncio.run(main()))
