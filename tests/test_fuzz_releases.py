@@ -12,6 +12,9 @@ from tool_loader import load_tool
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# The scripts fuzz_releases imports from beside itself, as running it from tools/ would find them.
+load_tool("companion_releases")
+load_tool("sweep_versions")
 tool = load_tool("fuzz_releases")
 
 
