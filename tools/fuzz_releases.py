@@ -32,6 +32,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from sweep_versions import installed_release  # noqa: E402
+
 from harness.reporting.baseline import release_key  # noqa: E402
 
 NOX = ROOT / ".nox"
@@ -83,7 +85,7 @@ def planned_runs(nox_dir: Path) -> list[Run]:
     for env in sorted((p for p in core.glob("*") if (p / "bin" / "python").exists()),
                       key=lambda p: release_order(p.name)):
         implementations: list[str] = list(CORE_IMPLEMENTATIONS)
-        ag_ui = _installed_release(env, "agent_framework_ag_ui")
+        ag_ui = installed_release(env, "agent_framework_ag_ui")
         if ag_ui is not None and release_order(ag_ui) >= release_order(AG_UI_FIRST):
             implementations.append("agent_framework_ag_ui")
         runs += [Run("agent-framework-core", env.name, name, env / "bin" / "python") for name in implementations]
@@ -94,13 +96,6 @@ def planned_runs(nox_dir: Path) -> list[Run]:
         runs += [Run(package, env.name, implementation, env / "bin" / "python")
                  for env in sorted(envs, key=lambda p: release_order(p.name))]
     return runs
-
-
-def _installed_release(env: Path, distribution: str) -> str | None:
-    """The release of `distribution` installed in `env`, read from its files (importing would cost a process)."""
-    for info in env.glob(f"lib/python3*/site-packages/{distribution}-*.dist-info"):
-        return info.name.removesuffix(".dist-info").split("-", 1)[1]
-    return None
 
 
 def hypothesis_links(folder: Path) -> Path:

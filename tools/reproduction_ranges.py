@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
-from sweep_versions import FRAMEWORKS, Framework  # noqa: E402
+from sweep_versions import FRAMEWORKS, Framework, installed_release  # noqa: E402
 
 from harness.reporting.baseline import KnownFailure, in_release_range, load_baseline, release_key  # noqa: E402
 
@@ -74,9 +74,9 @@ def companion_releases(envs: Path, releases: Sequence[str], framework: Framework
     paired: dict[str, dict[str, str]] = {}
     for release in releases:
         for implementation, package in framework.companion_implementations:
-            folder = package.replace("-", "_")
-            for info in (envs / release).glob(f"lib/python3*/site-packages/{folder}-*.dist-info"):
-                paired.setdefault(release, {})[implementation] = info.name.removesuffix(".dist-info").split("-")[1]
+            held = installed_release(envs / release, package.replace("-", "_"))
+            if held is not None:
+                paired.setdefault(release, {})[implementation] = held
     return paired
 
 

@@ -247,6 +247,14 @@ def merge_results(earlier: dict[str, Any], fresh: dict[str, Any], selection: Sel
             "filtered": bool(earlier.get("filtered", True)), "results": kept + list(fresh.get("results") or [])}
 
 
+def installed_release(env: Path, distribution: str) -> str | None:
+    """The release of `distribution` (its import name, e.g. `agent_framework_ag_ui`) installed in the environment
+    `env`, read from its files (asking the environment's interpreter would cost a process)."""
+    for info in env.glob(f"lib/python3*/site-packages/{distribution}-*.dist-info"):
+        return info.name.removesuffix(".dist-info").split("-", 1)[1]
+    return None
+
+
 def present_companions(python: str, framework: Framework,
                        pairing: dict[str, str | None]) -> dict[str, dict[str, object]]:
     """What `install_companions` records, read from an environment used as it is: each companion's paired release

@@ -80,12 +80,9 @@ def _invalid_arguments(scenario: Scenario) -> bool:
     parameters = {tool.name: tool.parameters for tool in scenario.tools}
     for turn in scenario.spec.turns:
         for step in turn.model:
-            contents: list[ContentSpec] = step.contents or [c for m in step.messages or [] for c in m.contents]
-            for call in (c.function_call for c in contents if c.function_call is not None):
+            for call in _local_calls(step):
                 schema = parameters.get(str(call.name))
-                if schema is None or call.informational_only:
-                    continue
-                if argument_problems(schema, cast(JSON, parse_arguments(call.arguments))):
+                if schema is not None and argument_problems(schema, cast(JSON, parse_arguments(call.arguments))):
                     return True
     return False
 
@@ -96,7 +93,7 @@ def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> 
         found.add("ignores-tool-choice")
     if step.messages is not None and len(step.messages) > 1:
         found.add("calls-across-messages")
-    contents: list[ContentSpec] = step.contents or [c for m in step.messages or [] for c in m.contents]
+    contents = _contents(step)
     if any(c.function_call is not None and c.function_call.informational_only for c in contents):
         found.add("hosted-call")  # a call a hosted service ran, returned beside its result
     if any(c.approval_request is not None and c.approval_request.function_call is not None
@@ -120,9 +117,13 @@ def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> 
     return found
 
 
+def _contents(step: ModelStepSpec) -> list[ContentSpec]:
+    """A model response's contents, whether scripted as one message or as several."""
+    return step.contents or [c for m in step.messages or [] for c in m.contents]
+
+
 def _local_calls(step: ModelStepSpec) -> list[FunctionCallSpec]:
-    contents: list[ContentSpec] = step.contents or [c for m in step.messages or [] for c in m.contents]
-    return [c.function_call for c in contents
+    return [c.function_call for c in _contents(step)
             if c.function_call is not None and not c.function_call.informational_only]
 
 
@@ -137,8 +138,7 @@ def _error_cap_reached(scenario: Scenario) -> bool:
     for turn in scenario.spec.turns:
         in_row = 0
         for step in turn.model:
-            contents: list[ContentSpec] = step.contents or [c for m in step.messages or [] for c in m.contents]
-            names = {str(c.function_call.name) for c in contents if c.function_call is not None}
+            names = {str(c.function_call.name) for c in _contents(step) if c.function_call is not None}
             in_row = in_row + 1 if names & raising else 0
             if in_row >= cap:
                 return True

@@ -72,7 +72,8 @@ def legacy_interrupts(events: Sequence[TransportEvent]) -> list[str]:
     finished = next((e for e in reversed(events) if e.type == "RUN_FINISHED"), None)
     if finished is None or interrupts(events):
         return []
-    return [text(mapping(i).get("id")) for i in items(finished.fields.get("interrupt")) if text(mapping(i).get("id"))]
+    ids = [text(mapping(i).get("id")) for i in items(finished.fields.get("interrupt"))]
+    return [i for i in ids if i]
 
 
 class AgUiConversation:
