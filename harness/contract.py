@@ -400,6 +400,8 @@ class LoopAdapter(Protocol):
     # `modes`, the `Mode`s it can drive when not both, with `modes_reason` saying why (read with `adapter_modes`);
     # `unexpressible`, a mapping from scenario id to the reason its caller input has no form in the protocol the
     # implementation is reached through (such a scenario is n/a for it; read with `adapter_unexpressible`);
+    # `profiles`, the `ClaimedProfile`s the implementation claims (read with `adapter_profiles`; ``{"safety"}`` when
+    # it names none: every loop owes its caller safety, and only a loop built to spec 004 owes its mechanisms);
     # and `loop_modules`, a tuple of the dotted names of the modules that hold the loop's own logic (read with
     # `adapter_loop_modules`); `loop-conformance mutate` and `coverage` measure and mutate only those.
 
@@ -434,6 +436,22 @@ def adapter_unexpressible(adapter: LoopAdapter, scenario_id: str) -> str | None:
     """Why `scenario_id`'s caller input cannot be expressed to the adapter's implementation, if it cannot."""
     declared = cast(Mapping[str, str], getattr(adapter, "unexpressible", {}))
     return declared.get(scenario_id)
+
+
+# The profiles an implementation can claim; `tentative` is never claimed, so it never gates.
+ClaimedProfile = Literal["safety", "contract"]
+
+
+def adapter_profiles(adapter: LoopAdapter) -> frozenset[ClaimedProfile]:
+    """The profiles an adapter's implementation claims: always safety, contract when it declares it."""
+    declared = cast(object, getattr(adapter, "profiles", frozenset[str]()))
+    if not isinstance(declared, frozenset | set | tuple | list):
+        declared = ()
+    names = {str(p) for p in cast(Sequence[object], declared)}
+    claimed: set[ClaimedProfile] = {"safety"}
+    if "contract" in names:
+        claimed.add("contract")
+    return frozenset(claimed)
 
 
 def adapter_loop_modules(adapter: LoopAdapter) -> tuple[str, ...]:

@@ -6,8 +6,15 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-Verdict = Literal["pass", "fail", "error", "xfail", "n/a"]
-VERDICTS: tuple[Verdict, ...] = ("pass", "fail", "error", "xfail", "n/a")
+# `differs`: the run fails only assertions the implementation does not claim (a profile it does not claim, a
+# `tentative` reading, or a design difference its own documentation states); it is shown, and never gates.
+Verdict = Literal["pass", "fail", "error", "xfail", "differs", "n/a"]
+VERDICTS: tuple[Verdict, ...] = ("pass", "fail", "error", "xfail", "differs", "n/a")
+
+# Which promise an assertion holds a loop to (see harness/profiles.py): `safety` binds every loop, `contract` the loops
+# that claim spec 004's mechanisms, `tentative` is our reading where the spec is silent and never gates.
+Profile = Literal["safety", "contract", "tentative"]
+PROFILES: tuple[Profile, ...] = ("safety", "contract", "tentative")
 
 # Stable check ids. Invariants run on every scenario; `expect.*` only where the scenario states them.
 INVARIANT_CHECKS = (
@@ -65,6 +72,8 @@ class CheckResult:
     actual: str | None = None
     diff: tuple[str, ...] = ()  # a unified diff of expected against actual
     details: tuple[str, ...] = ()  # every individual mismatch, one line each
+    profile: Profile | None = None  # the assertion's profile; None only in results files older than profiles
+    cites: tuple[str, ...] = ()  # the normative sources it enforces: citation ids (harness/citations.py)
 
 
 @dataclass(frozen=True)
@@ -86,7 +95,10 @@ class ScenarioResult:
     checks: tuple[CheckResult, ...] = ()
     path: str = ""
     line: int = 0
-    reason: str = ""  # why n/a or error
+    reason: str = ""  # why n/a, error or differs
+    # The baseline entries that cover the run: `known:<key>` for a known failure, `design:<id>` for a documented
+    # design difference (empty when none does).
+    entries: tuple[str, ...] = ()
     log: tuple[str, ...] = ()
     turn_lines: tuple[int, ...] = ()  # where each turn starts in the scenario file
     transcript: tuple[dict[str, Any], ...] = field(default=(), compare=False)
