@@ -23,7 +23,8 @@ from setuptools.command.build_py import build_py
 ROOT = Path(__file__).resolve().parent.parent
 # Repository path -> path inside the built `harness` package. Keep in step with harness/bundled.py.
 BUNDLED = {"scenarios": "_data/scenarios", "baselines/known-failures.yaml": "_data/baselines/known-failures.yaml",
-           "baselines/fuzz-allowances.yaml": "_data/baselines/fuzz-allowances.yaml"}
+           "baselines/fuzz-allowances.yaml": "_data/baselines/fuzz-allowances.yaml",
+           "baselines/design-differences.yaml": "_data/baselines/design-differences.yaml"}
 
 
 class BuildWithBundledSuite(build_py):

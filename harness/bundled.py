@@ -33,5 +33,7 @@ def _bundled(*parts: str) -> Path:
 
 BUNDLED_SCENARIOS = _bundled("scenarios")
 BUNDLED_BASELINE = _bundled("baselines", "known-failures.yaml")
+# Behaviours a framework documents as its design where spec 004 asks otherwise (`harness.reporting.design`).
+BUNDLED_DESIGN_DIFFERENCES = _bundled("baselines", "design-differences.yaml")
 # Known defects as the fuzzer meets them on generated conversations (`harness.fuzz.allowances`).
 BUNDLED_FUZZ_ALLOWANCES = _bundled("baselines", "fuzz-allowances.yaml")

@@ -66,7 +66,25 @@ Capability = Literal[
     "context-tools",  # context providers that add tools to a run during its setup (`ContextSource.tools`)
     "hosting-server",  # the loop can run behind its framework's Responses-API hosting server (`ConversationSetup.host`)
     "budget-counts",  # reports the function-call budget each run has spent (`CallerView.function_calls_counted`)
+    # Loop settings (`LoopConfig`): a scenario that sets one needs the loop to have it, and is n/a where it has not.
+    "iteration-budget",  # max_iterations: a bound on the model calls of one run
+    "function-call-budget",  # max_function_calls: a bound on the tool executions of one run
+    "consecutive-error-cap",  # max_consecutive_errors: stop after that many failing rounds in a row
+    "unknown-call-switch",  # terminate_on_unknown_calls: raise on a call of a tool nobody declared
+    "detailed-errors",  # include_detailed_errors: the exception's text in the error result
+    "invocation-toggle",  # enabled: false turns the function-invocation loop off
 ]
+
+# The capabilities a loop setting needs when a scenario sets it away from its default.
+SETTING_CAPABILITIES: tuple[tuple[str, Capability], ...] = (
+    ("max_iterations", "iteration-budget"),
+    ("max_function_calls", "function-call-budget"),
+    ("max_consecutive_errors", "consecutive-error-cap"),
+    ("terminate_on_unknown_calls", "unknown-call-switch"),
+    ("include_detailed_errors", "detailed-errors"),
+    ("enabled", "invocation-toggle"),
+)
+SETTINGS: frozenset[Capability] = frozenset(capability for _, capability in SETTING_CAPABILITIES)
 
 # What a caller that keeps its own history and holds no session object cannot ask for: an adapter's stateless
 # variant drops these, and the scenarios needing them are n/a for it.

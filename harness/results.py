@@ -99,6 +99,9 @@ class ScenarioResult:
     # The baseline entries that cover the run: `known:<key>` for a known failure, `design:<id>` for a documented
     # design difference (empty when none does).
     entries: tuple[str, ...] = ()
+    # The profiles the implementation claims (`harness.contract.adapter_profiles`); a results file written before
+    # profiles names none, and its runs are read as claiming both, as every check gated then.
+    claims: tuple[str, ...] = ("safety", "contract")
     log: tuple[str, ...] = ()
     turn_lines: tuple[int, ...] = ()  # where each turn starts in the scenario file
     transcript: tuple[dict[str, Any], ...] = field(default=(), compare=False)

@@ -43,7 +43,7 @@ from harness.contents import (
 )
 from harness.parameters import argument_problems
 from harness.records import RunRecord, TurnRecord
-from harness.results import CheckResult
+from harness.results import CheckResult, Profile
 from harness.script import ApprovalScope, ToolExecution
 
 REJECTED_NEVER_RUNS = "rejected-never-runs"
@@ -302,8 +302,9 @@ class _Analysis:
         arguments = call.arguments if isinstance(call.arguments, dict) else {}
         return parameters is not None and bool(argument_problems(parameters, arguments))
 
-    def fail(self, check: str, turn: int | None, message: str) -> None:
-        self.failures[check].append(CheckResult(check, "fail", message, None if turn is None else turn + 1))
+    def fail(self, check: str, turn: int | None, message: str, profile: Profile | None = None) -> None:
+        self.failures[check].append(CheckResult(check, "fail", message, None if turn is None else turn + 1,
+                                                profile=profile))
 
     # --- decisions -------------------------------------------------------------------------------------------
 
@@ -452,9 +453,11 @@ class _Analysis:
                 continue  # refused before its body, as it must be; its result is judged like any other
             if any(turn >= target.pending_in[0] for turn in crashed):
                 continue  # the turn ended in an error; `completes` or the scenario judges that
+            # Nothing ran that the caller did not approve: the promise broken is spec 004's "executes exactly
+            # once", which a loop refusing a decision by its documented design does not owe (profiles, safety).
             self.fail(APPROVED_ONCE, target.pending_in[0],
                       f"call {_describe(target.call)} was approved in turn {target.pending_in[0] + 1} but never "
-                      "executed")
+                      "executed", profile="contract")
 
     # --- results ---------------------------------------------------------------------------------------------
 

@@ -312,8 +312,23 @@ def _flow_failure(turn: int, message: str, expected: list[dict[str, Any]], actua
                   expected_name: str, actual_name: str) -> CheckResult:
     diff = tuple(difflib.unified_diff(render_flow(expected), render_flow(actual), expected_name, actual_name,
                                       lineterm=""))
-    return _fail("stream-agreement", turn, message, expected="\n".join(render_flow(expected)),
-                 actual="\n".join(render_flow(actual)), diff=diff)
+    # The same calls, results and answer in another order: the spec's ordering promise, not a safety one.
+    order_only = _content_multiset(expected) == _content_multiset(actual)
+    return _fail("stream-agreement", turn, message + (" (the same contents, in another order)" if order_only else ""),
+                 expected="\n".join(render_flow(expected)), actual="\n".join(render_flow(actual)), diff=diff,
+                 profile="contract" if order_only else "safety")
+
+
+def _content_multiset(flow: list[dict[str, Any]]) -> Counter[str]:
+    # Texts are compared as one joined answer per role: streamed text may be split and folded differently by order.
+    texts: dict[str, str] = {}
+    others: Counter[str] = Counter()
+    for item in flow:
+        if set(item) == {"role", "text"}:
+            texts[str(item["role"])] = texts.get(str(item["role"]), "") + str(item["text"])
+        else:
+            others[json.dumps(item, sort_keys=True, default=str)] += 1
+    return others + Counter(json.dumps({"role": r, "text": t}, sort_keys=True) for r, t in texts.items())
 
 
 # --- 5. parallel results keep model order ---------------------------------------------------------------------
@@ -479,23 +494,52 @@ def check_bounded(run: RunRecord) -> list[CheckResult]:
         elif config.enabled and config.max_iterations and len(turn.requests) == limit:
             last = turn.requests[-1]
             if last.tool_choice != "none":
-                failures.append(_fail("bounded", turn.index,
-                                      f"model call #{last.number} came after max_iterations={config.max_iterations} "
-                                      f"tool-enabled calls but had tool_choice={last.tool_choice!r}, not 'none'"))
+                failures.append(_final_call_offers_tools(
+                    turn.index, f"model call #{last.number} came after max_iterations={config.max_iterations} "
+                                f"tool-enabled calls but had tool_choice={last.tool_choice!r}, not 'none'"))
+        if config.enabled and config.max_iterations:
+            failures.extend(_ran_after(turn, config.max_iterations, f"max_iterations={config.max_iterations}"))
         if config.enabled and config.max_function_calls:
             failures.extend(_after_call_budget(turn, config.max_function_calls))
     return failures or _pass("bounded")
 
 
+def _final_call_offers_tools(turn: int, message: str) -> CheckResult:
+    # How a loop ends at a limit is spec 004's mechanism (a final call with tool_choice "none", the row's regression
+    # test), not a promise every loop owes: another loop may end with a fallback or an error. Running a tool past
+    # the limit is what every loop owes its caller not to do, judged apart (`_ran_after`).
+    return _fail("bounded", turn, message, profile="contract",
+                 cites=("row:Maximum iterations", "row:Maximum function calls"))
+
+
+def _ran_after(turn: TurnRecord, index: int, limit: str) -> list[CheckResult]:
+    """Tool executions after the model call at 0-based `index` of the turn (the first one a limit allows no tool
+    for): a caller's budget was overrun, whatever the loop's way of ending."""
+    if len(turn.requests) <= index or len(turn.ran_before_requests) <= index:
+        return []
+    extra = len(turn.executions) - turn.ran_before_requests[index]
+    if extra <= 0:
+        return []
+    return [_fail("bounded", turn.index, f"{extra} tool execution(s) after model call #{turn.requests[index].number}, "
+                                         f"made once {limit} was reached: a tool ran past the caller's budget",
+                  profile="safety", cites=("row:Maximum iterations", "row:Maximum function calls"))]
+
+
 def _after_call_budget(turn: TurnRecord, budget: int) -> list[CheckResult]:
-    """Model calls made once `budget` tools ran in the turn: at most one, and with tools disabled."""
-    after = [r for r, ran in zip(turn.requests, turn.ran_before_requests, strict=False) if ran >= budget]
-    failures = [_fail("bounded", turn.index, f"model call #{r.number} came after {budget} function call(s) spent "
-                                             f"max_function_calls but had tool_choice={r.tool_choice!r}, not 'none'")
+    """Model calls made once `budget` tools ran in the turn: at most one, and with tools disabled; no tool runs
+    after the first of them."""
+    spent = [i for i, ran in enumerate(turn.ran_before_requests[:len(turn.requests)]) if ran >= budget]
+    after = [turn.requests[i] for i in spent]
+    failures = [_final_call_offers_tools(turn.index, f"model call #{r.number} came after {budget} function call(s) "
+                                                     f"spent max_function_calls but had tool_choice="
+                                                     f"{r.tool_choice!r}, not 'none'")
                 for r in after if r.tool_choice != "none"]
     if len(after) > 1:
         failures.append(_fail("bounded", turn.index, f"{len(after)} model calls after max_function_calls={budget} "
-                                                     "was spent; only one final call is allowed"))
+                                                     "was spent; only one final call is allowed",
+                              profile="contract", cites=("row:Maximum function calls",)))
+    if spent:
+        failures.extend(_ran_after(turn, spent[0], f"max_function_calls={budget}"))
     return failures
 
 

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from harness.bundled import BUNDLED_BASELINE as BUNDLED_BASELINE
 from harness.contract import Dialect
 from harness.errors import HarnessError
+from harness.reporting.design import DesignDifference, apply_profiles
 from harness.results import NEUTRAL_PROVIDER, CheckResult, ScenarioResult, overall
 
 
@@ -58,6 +59,11 @@ class KnownFailure(BaseModel):
     @property
     def implementations(self) -> tuple[str, ...]:
         return (self.implementation,) if isinstance(self.implementation, str) else tuple(self.implementation)
+
+    @property
+    def key(self) -> str:
+        """A short stable name for the entry: its scenario, its first implementation and its first release."""
+        return f"{self.scenario}@{self.implementations[0]}@{self.versions_from or 'any'}"
 
     def matches(self, result: ScenarioResult) -> bool:
         return (
@@ -114,32 +120,37 @@ def load_baseline(path: Path) -> Baseline:
         raise BaselineError(f"{path}: {error}") from None
 
 
-def apply_baseline(result: ScenarioResult, entries: Sequence[KnownFailure]) -> ScenarioResult:
-    """The result as judged against the known failures that match it."""
+def apply_baseline(result: ScenarioResult, entries: Sequence[KnownFailure],
+                   design: Sequence[DesignDifference] | None = None) -> ScenarioResult:
+    """The result as judged against its implementation's claimed profiles, the documented design differences
+    (`design`, default: the bundled ones) and the known failures that match it."""
+    result = apply_profiles(result, design)
     matching = [e for e in entries if e.matches(result)]
     if not matching or result.verdict in ("n/a", "error"):
         return result
     failed = {check.id for check in result.checks if check.verdict == "fail"}
+    # A check that still fails but no longer gates (`differs`) still shows the defect: its entry is not stale.
+    showing = failed | {check.id for check in result.checks if check.verdict == "differs"}
     known = {check for entry in matching for check in entry.checks}
     if not failed <= known:
         extra = ", ".join(sorted(failed - known))
         return replace(result, reason=f"fails beyond its known failure: {extra}")
     # An entry for every provider may still show over another provider when a wire run passes: the gate judges
     # the providers together.
-    stale = next((e for e in matching if not e.intermittent and not failed & set(e.checks)
+    stale = next((e for e in matching if not e.intermittent and not showing & set(e.checks)
                   and (e.providers is not None or result.provider == NEUTRAL_PROVIDER)), None)
     if stale is not None:
         marker = CheckResult("baseline", "fail", f"known failure now passes; remove its baseline entry "
                                                  f"({stale.reproduction})")
         return replace(result, verdict="fail", checks=(*result.checks, marker))
-    shown = [e for e in matching if failed & set(e.checks)]
+    shown = [e for e in matching if showing & set(e.checks)]
     if not shown:  # only intermittent defects, none of which showed on this run
         return result
     # The ratchet: an entry whose defect still shows but some of whose checks now pass has been partly fixed. Its
     # passing checks would otherwise stay excused, and a regression of them would hide behind the entry.
     # A check the run did not judge (a stream order in non-streaming mode) says nothing either way.
     # A check judged once per turn may pass on some turns and fail on others: it still fails.
-    judged = {check.id for check in result.checks if check.verdict == "pass"} - failed
+    judged = {check.id for check in result.checks if check.verdict == "pass"} - showing
     partly = [(e, sorted(set(e.checks) & judged)) for e in shown if not e.intermittent and set(e.checks) & judged
               and (e.providers is not None or result.provider == NEUTRAL_PROVIDER)]
     checks = tuple(replace(c, verdict="xfail") if c.verdict == "fail" else c for c in result.checks)
@@ -150,8 +161,11 @@ def apply_baseline(result: ScenarioResult, entries: Sequence[KnownFailure]) -> S
                         for entry, passing in partly)
         return replace(result, verdict="fail", checks=(*checks, *markers),
                        reason="known failure partly fixed: narrow its baseline entry")
+    if not failed:  # every failure it shows is one that does not gate: the run differs, as judged before
+        return result
     reason = " ".join(f"known failure: {' '.join(e.reason.split())} Reproduction: {e.reproduction}" for e in shown)
-    return replace(result, verdict="xfail", checks=checks, reason=reason)
+    keys = tuple(f"known:{e.key}" for e in shown)
+    return replace(result, verdict="xfail", checks=checks, reason=reason, entries=(*result.entries, *keys))
 
 
 def rejudge(result: ScenarioResult, entries: Sequence[KnownFailure]) -> ScenarioResult:
@@ -160,7 +174,8 @@ def rejudge(result: ScenarioResult, entries: Sequence[KnownFailure]) -> Scenario
     is swept, and a results file keeps the verdicts of the baseline it was swept with."""
     if result.verdict in ("n/a", "error"):
         return result
-    checks = tuple(replace(c, verdict="fail") if c.verdict == "xfail" else c for c in result.checks
+    checks = tuple(replace(c, verdict="fail") if c.verdict in ("xfail", "differs") else c for c in result.checks
                    if c.id != "baseline")
-    return apply_baseline(replace(result, verdict=overall(list(checks)), checks=checks, reason=""), entries)
+    return apply_baseline(replace(result, verdict=overall(list(checks)), checks=checks, reason="", entries=()),
+                          entries)
 

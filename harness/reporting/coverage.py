@@ -21,16 +21,16 @@ from harness.requirements import requirement
 from harness.results import NEUTRAL_PROVIDER, CheckResult, ScenarioResult, Verdict, with_provider
 from harness.scenario.spec_rows import SPEC_ROWS, SpecRow
 
-CellStatus = Literal["pass", "fail", "error", "xfail", "n/a", "not-covered"]
-CELL_STATUSES: tuple[CellStatus, ...] = ("pass", "fail", "error", "xfail", "n/a", "not-covered")
+CellStatus = Literal["pass", "fail", "error", "xfail", "differs", "n/a", "not-covered"]
+CELL_STATUSES: tuple[CellStatus, ...] = ("pass", "fail", "error", "xfail", "differs", "n/a", "not-covered")
 
 # Worst first: a cell shows the worst verdict among the runs covering it, so one failing scenario is never hidden
 # behind a passing one. A known failure outranks a pass because the row is then not fully met; n/a ranks last
 # because a run that could not apply says nothing about the row.
-_SEVERITY: tuple[Verdict, ...] = ("error", "fail", "xfail", "pass", "n/a")
+_SEVERITY: tuple[Verdict, ...] = ("error", "fail", "xfail", "differs", "pass", "n/a")
 
 LABELS: Mapping[CellStatus, str] = {
-    "pass": "pass", "fail": "fail", "error": "error", "xfail": "known failure", "n/a": "n/a",
+    "pass": "pass", "fail": "fail", "error": "error", "xfail": "known failure", "differs": "differs", "n/a": "n/a",
     "not-covered": "not covered",
 }
 

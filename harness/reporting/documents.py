@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from harness.errors import HarnessError
-from harness.results import NEUTRAL_PROVIDER, VERDICTS, CheckResult, ScenarioResult, Verdict
+from harness.results import NEUTRAL_PROVIDER, PROFILES, VERDICTS, CheckResult, Profile, ScenarioResult, Verdict
 
 
 class ResultsFileError(HarnessError):
@@ -97,6 +97,8 @@ def _result(raw: object) -> ScenarioResult:
         line=int(data.get("line") or 0),
         reason=str(data.get("reason") or ""),
         log=tuple(str(line) for line in cast(list[object], data.get("log") or [])),
+        entries=tuple(str(e) for e in cast(list[object], data.get("entries") or [])),
+        claims=_claims(data.get("claims"), str(data["implementation"])),
     )
 
 
@@ -116,4 +118,28 @@ def _check(raw: object) -> CheckResult:
         actual=str(actual) if actual is not None else None,
         diff=tuple(str(line) for line in cast(list[object], data.get("diff") or [])),
         details=tuple(str(line) for line in cast(list[object], data.get("details") or [])),
+        profile=_profile(data.get("profile")),
+        cites=tuple(str(c) for c in cast(list[object], data.get("cites") or [])),
     )
+
+
+# What the built-in implementations claimed when their results files were written before profiles existed: the
+# other frameworks' loops never claimed spec 004's mechanisms, so their old runs are judged as today's.
+_CLAIMS_BEFORE_PROFILES: Mapping[str, tuple[str, ...]] = {
+    "pydantic_ai": ("safety",),
+    "openai_agents": ("safety",),
+}
+
+
+def _claims(value: object, implementation: str) -> tuple[str, ...]:
+    if isinstance(value, list):
+        return tuple(str(c) for c in cast(list[object], value))
+    return _CLAIMS_BEFORE_PROFILES.get(implementation, ("safety", "contract"))
+
+
+def _profile(value: object) -> Profile | None:
+    if value is None:
+        return None
+    if value not in PROFILES:
+        raise ValueError(f"unknown profile {value!r}")
+    return value

@@ -38,7 +38,7 @@ Each ``known_failures`` entry expands to one per-check entry per check id, mode 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -48,8 +48,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from harness.contract import Dialect
 from harness.reporting.baseline import BaselineError, KnownFailure, in_release_range, release_key
 from harness.reporting.coverage import provider_key
+from harness.reporting.design import apply_profiles
 from harness.reporting.documents import ResultsDocument, as_document
-from harness.results import NEUTRAL_PROVIDER, ScenarioResult, Verdict
+from harness.results import NEUTRAL_PROVIDER, ScenarioResult, Verdict, overall
 
 # Verdicts of a check that make it a failing check for the gate. `xfail` is included because a run that applied
 # a baseline marks failing checks xfail, and the gate must still see them to match them to its own entries.
@@ -212,6 +213,7 @@ def _count(number: int, singular: str, plural: str) -> str:
 def gate(results_document: ResultsDocument | Mapping[str, Any],
          baseline_entries: Sequence[CheckBaselineEntry | KnownFailure]) -> GateOutcome:
     document = as_document(results_document)
+    document = replace(document, results=tuple(_judged_now(r) for r in document.results))
     entries = [e for e in baseline_entries if isinstance(e, CheckBaselineEntry)]
     entries += expand(e for e in baseline_entries if isinstance(e, KnownFailure))
 
@@ -232,6 +234,16 @@ def gate(results_document: ResultsDocument | Mapping[str, Any],
         elif not judged:
             unexercised.append(entry)
     return GateOutcome(tuple(new), tuple(stale), tuple(known), tuple(unexercised), document.filtered)
+
+
+def _judged_now(run: ScenarioResult) -> ScenarioResult:
+    """A stored run with its failures judged under today's profiles and design differences: a failure that no
+    longer gates for its implementation is `differs`, never a regression, whatever the file recorded."""
+    if run.verdict == "n/a":
+        return run
+    checks = tuple(replace(c, verdict="fail") if c.verdict in ("xfail", "differs") else c for c in run.checks
+                   if c.id != _STALE_MARKER)
+    return apply_profiles(replace(run, verdict=overall(list(checks)), checks=checks))
 
 
 def _failing_checks(results: Iterable[ScenarioResult]) -> list[FailingCheck]:
@@ -269,7 +281,8 @@ def _judge(entry: CheckBaselineEntry, results: Iterable[ScenarioResult]) -> tupl
             continue
         over = [run.provider] if entry.provider not in (None, NEUTRAL_PROVIDER) else []
         where = " ".join([run.version, run.mode, *over]).strip()
-        failing = any(c.verdict in FAILING for c in instances)
+        # A check that fails without gating (`differs`) still shows the entry's defect: it is not fixed.
+        failing = any(c.verdict in FAILING or c.verdict == "differs" for c in instances)
         # A defect that shows on some runs only counts as showing wherever its check was judged.
         failing_in[where] = failing_in.get(where, False) or failing or entry.intermittent
     return bool(failing_in), [where for where, failing in failing_in.items() if not failing]

@@ -32,7 +32,7 @@ from harness.scenario.spec_rows import uncovered_text
 
 # Glyphs distinct in shape as well as colour, for readers who cannot tell the colours apart.
 _GLYPH: dict[CellStatus, str] = {
-    "pass": "✓", "fail": "✗", "error": "!", "xfail": "⚠", "n/a": "–", "not-covered": "·",
+    "pass": "✓", "fail": "✗", "error": "!", "xfail": "⚠", "differs": "≠", "n/a": "–", "not-covered": "·",
 }
 
 _CSS = """

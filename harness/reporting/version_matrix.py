@@ -24,8 +24,8 @@ from harness.results import NEUTRAL_PROVIDER, Verdict, with_provider
 from harness.scenario.spec_rows import SPEC_ROWS, SpecRow
 
 # Worst first: a cell shows the worst verdict among the scenarios covering its row.
-_SEVERITY: tuple[Verdict, ...] = ("error", "fail", "xfail", "pass", "n/a")
-_SYMBOL = {"pass": "✅", "fail": "❌", "error": "💥", "xfail": "⚠️", "n/a": "–"}
+_SEVERITY: tuple[Verdict, ...] = ("error", "fail", "xfail", "differs", "pass", "n/a")
+_SYMBOL = {"pass": "✅", "fail": "❌", "error": "💥", "xfail": "⚠️", "differs": "≠", "n/a": "–"}
 _MODES = ("non-streaming", "streaming")
 # The reasons a run over a provider's wire never started: its package is missing beside that release.
 _PROVIDER_MISSING = ("not released for this core release", "provider not installed")

@@ -10,7 +10,7 @@ from harness.requirements import requirement
 from harness.results import CheckResult, ScenarioResult
 
 SYMBOLS: Mapping[CellStatus, str] = {
-    "pass": "✅", "fail": "❌", "error": "💥", "xfail": "⚠️", "n/a": "–", "not-covered": "·",
+    "pass": "✅", "fail": "❌", "error": "💥", "xfail": "⚠️", "differs": "≠", "n/a": "–", "not-covered": "·",
 }
 
 # Beside a cell's own verdict: a scenario of the row tripped a general invariant, which is not the row's own

@@ -15,6 +15,7 @@ from typing import Any, cast
 from fakes.approval_rules import ScriptedApprovalRules
 from fakes.provider import ScriptedProvider
 from fakes.tools import ScriptedToolbox
+from harness.checks.attribution import attribute
 from harness.checks.expectations import check_turn
 from harness.checks.invariants import INVARIANTS
 from harness.checks.wire import check_provider_accepts, check_wire
@@ -33,6 +34,7 @@ from harness.contract import (
     TurnInput,
     WireEndpoint,
     adapter_modes,
+    adapter_profiles,
     adapter_provider_package,
     adapter_unexpressible,
 )
@@ -261,7 +263,7 @@ def judge(scenario: Scenario, record: RunRecord) -> list[CheckResult]:
             spec = scenario.turns[turn.index].spec.expect
             checks.extend(check_turn(spec, turn, tool_names, record.mode == "streaming"))
             checks.extend(check_wire(spec.wire or [], turn, record.dialect))
-    return checks
+    return attribute(checks, scenario)
 
 
 def _completion(record: RunRecord) -> CheckResult:
@@ -302,10 +304,11 @@ async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
     base = ScenarioResult(scenario.id, scenario.spec.title, tuple(scenario.spec.spec), scenario.section,
                           adapter.name, adapter.version, mode, "pass", path=str(scenario.path), line=scenario.line,
                           turn_lines=tuple(turn.line for turn in scenario.turns), provider=dialect,
-                          provider_package=package, provider_version=installed_version(package))
+                          provider_package=package, provider_version=installed_version(package),
+                          claims=tuple(sorted(adapter_profiles(adapter))))
     if scenario.spec.not_observable is not None:
         return replace(base, verdict="n/a", reason=f"not observable from outside: {scenario.spec.not_observable}")
-    missing = sorted(set(scenario.spec.requires) - set(adapter.capabilities))
+    missing = sorted(set(scenario.needs()) - set(adapter.capabilities))
     if missing:
         return replace(base, verdict="n/a", reason=f"{adapter.name} lacks capability: {', '.join(missing)}")
     inexpressible = adapter_unexpressible(adapter, scenario.id)

@@ -26,7 +26,7 @@ from harness.contents import (
     fold_updates,
     merge_contents,
 )
-from harness.contract import ContextSource, LoopConfig, Mode
+from harness.contract import SETTING_CAPABILITIES, Capability, ContextSource, LoopConfig, Mode
 from harness.scenario.schema import (
     BehaviourSpec,
     ContentSpec,
@@ -85,6 +85,14 @@ class Scenario:
     def section(self) -> str:
         """The folder under scenarios/ that groups this scenario, e.g. ``normal``."""
         return self.path.parent.name
+
+    def needs(self) -> tuple[Capability, ...]:
+        """The capabilities the scenario requires: those it names, and one per loop setting it changes."""
+        defaults = LoopConfig()
+        settings: list[Capability] = [capability for name, capability in SETTING_CAPABILITIES
+                                      if getattr(self.config, name) != getattr(defaults, name)]
+        needed: list[Capability] = [*self.spec.requires, *settings]
+        return tuple(dict.fromkeys(needed))
 
     def modes(self) -> tuple[Mode, ...]:
         if self.spec.modes is not None:

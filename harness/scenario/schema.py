@@ -406,6 +406,17 @@ class EventsExpect(Strict):
                                   "here but absent from `sequence` must not occur.")
 
 
+# The expectations a turn may state, as the scenario names them; `expect.<name with dashes>` is each one's check id.
+ExpectationName = Literal[
+    "response", "executions", "model_calls", "function_calls_counted", "requests", "stream_order", "error",
+    "conversation_id", "rules_asked", "wire", "events",
+]
+EXPECTATION_NAMES: tuple[ExpectationName, ...] = (
+    "response", "executions", "model_calls", "function_calls_counted", "requests", "stream_order", "error",
+    "conversation_id", "rules_asked", "wire", "events",
+)
+
+
 class ErrorExpect(Strict):
     message: Any = None
     kind: Literal["provider", "unknown-tool", "loop"] | None = None
@@ -441,6 +452,54 @@ class ExpectSpec(Strict):
     events: EventsExpect | None = Field(
         default=None, description="The turn's AG-UI events, in order, with matchers on their fields (the scenario "
                                   "requires capability `ag-ui`).")
+    cites: list[str] | dict[ExpectationName, list[str]] | None = Field(
+        default=None,
+        description="The normative sources the turn's expectations enforce: matrix row titles (or `row:` ids) and "
+                    "`sentence:` ids of the spec's normative contract (`loop-conformance citations` lists them). A "
+                    "list holds for every expectation of the turn; a mapping names them per expectation, each "
+                    "expectation of the turn needing an entry. Required whenever the turn expects anything.")
+    tentative: dict[ExpectationName, str] = Field(
+        default_factory=dict[ExpectationName, str],
+        description="Expectations that are our reading where the cited sources are silent or ambiguous, each with "
+                    "the reason: they are reported with profile `tentative` and never gate.")
+    profile: dict[ExpectationName, Literal["safety", "contract"]] = Field(
+        default_factory=dict[ExpectationName, Literal["safety", "contract"]],
+        description="An expectation's profile when not `contract` (the default for a scenario's expectations): "
+                    "`safety` only for what every loop owes its caller whatever its design.")
+
+    @model_validator(mode="after")
+    def _every_expectation_cites(self) -> ExpectSpec:
+        asserted = self.asserted()
+        if not asserted:
+            return self
+        if self.cites is None:
+            raise ValueError(f"the turn expects {', '.join(asserted)} but cites no source: add `cites:` with the "
+                             "matrix rows or contract sentences these expectations enforce")
+        if isinstance(self.cites, dict):
+            missing = [name for name in asserted if not self.cites.get(name)]
+            if missing:
+                raise ValueError(f"`cites` names no source for {', '.join(missing)}")
+        references = self.cites if isinstance(self.cites, list) else [r for v in self.cites.values() for r in v]
+        if not references:
+            raise ValueError("`cites` is empty: name the rows or sentences the expectations enforce")
+        from harness.citations import resolve  # the citation table builds on the spec rows, not on this schema
+
+        unknown = [r for r in references if resolve(r) is None]
+        if unknown:
+            raise ValueError(f"`cites` names no known row or sentence: {', '.join(repr(u) for u in unknown)} "
+                             "(`loop-conformance citations` lists them)")
+        for name in (*self.tentative, *self.profile):
+            if name not in asserted:
+                raise ValueError(f"`tentative`/`profile` names {name!r}, which this turn does not expect")
+        both = set(self.tentative) & set(self.profile)
+        if both:
+            raise ValueError(f"{', '.join(sorted(both))}: an expectation is tentative or has a profile, not both")
+        return self
+
+    def asserted(self) -> list[ExpectationName]:
+        """The expectations this turn states, by name."""
+        return [name for name in EXPECTATION_NAMES
+                if (name in self.model_fields_set if name == "conversation_id" else getattr(self, name) is not None)]
 
 
 class SessionChangesSpec(Strict):

@@ -40,6 +40,7 @@ from harness.adapters.agent_framework.wire import (
 from harness.contents import ApprovalResponse, Message, Response, Update
 from harness.contract import (
     SESSION_CAPABILITIES,
+    SETTINGS,
     CallerView,
     Capability,
     ConversationSetup,
@@ -319,6 +320,9 @@ class AgentFrameworkAdapter:
             capabilities.add("compaction")
         if FEATURES.budget_state_key:
             capabilities.add("budget-counts")
+        capabilities |= SETTINGS
+        # Spec 004 is written for this loop: it claims the spec's mechanisms as well as safety.
+        self.profiles = frozenset({"safety", "contract"})
         if stateless:
             capabilities -= SESSION_CAPABILITIES
         else:

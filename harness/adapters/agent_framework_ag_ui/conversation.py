@@ -25,6 +25,7 @@ from harness.adapters.agent_framework_ag_ui.sse import read_events
 from harness.adapters.agent_framework_ag_ui.updates import updates_from_messages
 from harness.contents import JSON, ApprovalResponse, FunctionCall, Message, Response, Text, UserInputRequest
 from harness.contract import (
+    SETTINGS,
     CallerView,
     Capability,
     ConversationSetup,
@@ -240,8 +241,10 @@ class AgUiAdapter:
             self.name = name
         capabilities: set[Capability] = {"ag-ui", "approval", "sessions", "signature-tools", "context-providers",
                                          "context-tools",
-                                         "middleware-termination", "user-input"}
+                                         "middleware-termination", "user-input", *SETTINGS}
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
+        # The framework's own loop behind its endpoint: it is spec 004's subject, so it claims the spec's mechanisms.
+        self.profiles = frozenset({"safety", "contract"})
         self.unexpressible = UNEXPRESSIBLE
 
     def open(self, setup: ConversationSetup) -> AgUiConversation:

@@ -69,7 +69,10 @@ from harness.contract import (
 )
 
 CAPABILITIES: frozenset[Capability] = frozenset(
-    {"approval", "sessions", "reasoning", "middleware-termination", "runtime-tool-changes", "signature-tools"})
+    {"approval", "sessions", "reasoning", "middleware-termination", "runtime-tool-changes", "signature-tools",
+     # max_turns, tool_not_found_behavior and the error function's text; the SDK has no function-call budget,
+     # no consecutive-error cap and no way to run without invoking tools.
+     "iteration-budget", "unknown-call-switch", "detailed-errors"})
 
 
 @dataclass

@@ -312,6 +312,9 @@ class PydanticAIAdapter:
         self.capabilities: frozenset[Capability] = frozenset({
             "approval", "declaration-only", "user-input", "runtime-tool-changes", "invocation-kwargs", "sessions",
             "reasoning", "informational-only", "signature-tools",
+            # UsageLimits' request_limit and tool_calls_limit, and the agent run without its tools; pydantic-ai
+            # has no consecutive-error cap, no unknown-call switch and no detailed-errors option.
+            "iteration-budget", "function-call-budget", "invocation-toggle",
         })
 
     def open(self, setup: ConversationSetup) -> PydanticAIConversation:

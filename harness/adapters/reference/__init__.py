@@ -19,6 +19,7 @@ from harness.adapters.reference.session import InvalidSessionState, LoopSession,
 from harness.contents import JSON, Message, Response, Text, Update
 from harness.contract import (
     SESSION_CAPABILITIES,
+    SETTINGS,
     CallerView,
     Capability,
     ConversationSetup,
@@ -37,7 +38,7 @@ REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
      "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "occurrence-identity",
      "service-continuation", "session-serialization", "persisted-budgets", "approval-policy", "signature-tools",
      "context-providers", "history-providers", "compaction", "budget-counts"}
-)
+) | SETTINGS
 
 REFERENCE_LOOP_MODULES: tuple[str, ...] = tuple(
     f"harness.adapters.reference.{name}" for name in ("loop", "approvals", "policy", "session", "compaction"))
@@ -176,6 +177,8 @@ class ReferenceAdapter:
 
     name = "reference"
     capabilities = REFERENCE_CAPABILITIES
+    # Written from spec 004: it claims its mechanisms as well as safety.
+    profiles = frozenset({"safety", "contract"})
     # What `loop-conformance mutate` and `coverage` measure: the loop itself, not this adapter's glue.
     loop_modules = REFERENCE_LOOP_MODULES
 
