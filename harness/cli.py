@@ -105,6 +105,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="known failures to report as xfail (default: the bundled baselines/known-failures.yaml)")
     run.add_argument("--no-baseline", action="store_true",
                      help="apply no baseline: known failures are reported as plain failures")
+    run.add_argument("--profile", action="append", choices=("safety", "contract", "tentative"), default=None,
+                     help="judge every implementation by these profiles instead of the ones it claims (repeatable; "
+                          "safety always gates): '--profile contract' holds every loop to spec 004's mechanisms, "
+                          "'--profile tentative' gates our readings too; failures of other profiles are 'differs'")
     run.add_argument("--reports", type=Path, default=Path("reports"), metavar="DIR",
                      help="folder for coverage.md, coverage.html, coverage.json and junit.xml (default: reports)")
     run.add_argument("--no-reports", action="store_true", help="write no coverage reports")
@@ -291,6 +295,7 @@ def _run(args: argparse.Namespace) -> int:
     progress = RunProgress(quiet=args.quiet)
     try:
         suite = run_isolated_suite(names, paths, modes, known, providers=providers, jobs=args.jobs,
+                                   profiles=args.profile,
                                    run_timeout=args.timeout,
                                    turn_timeout=min(TURN_TIMEOUT_SECONDS, args.timeout), on_result=progress.advance,
                                    on_total=progress.start)

@@ -223,6 +223,7 @@ SCENARIO = textwrap.dedent("""\
             judged: [TOOL_CALL_RESULT]
             sequence:
               - type: TOOL_CALL_RESULT
+          cites: ["AG-UI no-approval path"]
     """)
 
 

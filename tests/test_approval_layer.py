@@ -46,6 +46,7 @@ SCENARIO = textwrap.dedent("""\
         expect:
           rules_asked:
             drafts: [{call_id: c1, name: write_draft}]
+          cites: ["Standing tool rule"]
     """)
 
 

@@ -181,7 +181,8 @@ SCENARIO = textwrap.dedent("""\
     (("  - input: hi", "  - input: hi\n    restore_session: {errors: 1}"),
      "9:23: error[unknown-key]: turn 1 › restore_session has unknown key 'errors'"),
     (("          - text: hello", "          - text: hello\n"
-      "    expect:\n      requests:\n        - call: 1\n          messages: {$contains: [x]}"),
+      "    expect:\n      requests:\n        - call: 1\n          messages: {$contains: [x]}\n"
+      "      cites: [Conversation continuation]"),
      "15:33: error[invalid-value]: turn 1 › expect › request 1 › messages › $contains: expected one message"),
     (("  - input: hi", "  - input: hi\n    restore_session: true"),
      "9:22: error[missing-capability]: a turn with 'restore_session' needs 'session-serialization' in 'requires'"),

@@ -40,6 +40,7 @@ VALID = textwrap.dedent("""\
         expect:
           executions:
             get_weather: 1
+          cites: ["Single non-streaming call"]
     """)
 
 
@@ -155,7 +156,7 @@ def test_dangling_approval_reference(tmp_path: Path) -> None:
             - contents: [{text: ok}]
         """), "  "))
     error = _error(path)
-    assert _heads(error) == [f"{path}:19:21: error[dangling-reference]: turn 2 › input item 1 › approvals refers to "
+    assert _heads(error) == [f"{path}:20:21: error[dangling-reference]: turn 2 › input item 1 › approvals refers to "
                              "unknown call id or label 'c2'"]
     assert error.problems[0].hint == "no earlier call id or label is named so"
 
@@ -543,6 +544,7 @@ def test_stream_order_may_name_a_call_of_an_earlier_turn(tmp_path: Path) -> None
             - contents: [{text: ok}]
           expect:
             stream_order: [function_result c1, text]
+            cites: ["Single non-streaming call"]
         """), "  ")
     assert len(load_scenario(_write(tmp_path, text)).turns) == 2
 
@@ -770,6 +772,7 @@ def test_every_reference_problem_of_a_file_is_reported(tmp_path: Path) -> None:
               - contents: [{function_call: {call_id: c1, name: get_weather}}]
             expect:
               executions: {get_wether: 0}
+              cites: ["Single non-streaming call"]
           - input:
               - approvals: {c2: approve}
             model:
@@ -778,7 +781,7 @@ def test_every_reference_problem_of_a_file_is_reported(tmp_path: Path) -> None:
     error = _error(path)
     assert [p.code for p in error.problems] == [
         "duplicate-key", "unknown-spec-row", "dangling-reference", "dangling-reference"]
-    assert [(p.line, p.column) for p in error.problems] == [(3, 1), (4, 8), (11, 20), (13, 21)]
+    assert [(p.line, p.column) for p in error.problems] == [(3, 1), (4, 8), (11, 20), (14, 21)]
 
 
 def test_the_error_is_a_harness_error_carrying_its_source(tmp_path: Path) -> None:

@@ -122,6 +122,7 @@ turns:
       executions:
         book_room: [{room: "4"}]
       model_calls: 1
+      cites: ["Middleware termination"]
 """
 
 

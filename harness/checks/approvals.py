@@ -504,9 +504,12 @@ class _Analysis:
             extra = results[call_id] - legit[call_id]
             if extra > 0:
                 target = next(t for t in terminal if t.call.call_id == call_id)
+                # Nothing ran (the executions are judged in `_blame`): the transcript alone shows a settled
+                # pair answered again, which breaks the inert-pair sentence but authorised no execution.
                 self.fail(APPROVAL_INERT, turn.index,
                           f"turn {turn.index + 1} replays the decision on call {_describe(target.call)}, whose "
-                          f"result its input already holds, and its response holds {extra} new result(s) for it")
+                          f"result its input already holds, and its response holds {extra} new result(s) for it "
+                          "(no new execution in the tools' records)", profile="contract")
 
 
 def _approval_id_note(target: _Target, results: Counter[str]) -> str:

@@ -118,9 +118,12 @@ def _one_result_per_execution(turn: TurnRecord) -> list[CheckResult]:
     paused = {c.function_call.call_id for m in turn.response_messages() for c in m.contents
               if isinstance(c, UserInputRequest) and c.function_call is not None}
     runs = Counter(e.call_id for e in turn.executions if e.call_id is not None)
+    # The tools' own records say how often it ran; a transcript with a result too many or too few breaks the
+    # one-result promise, not the run-once one, so it is never reported as a second execution.
     return [
-        _fail("exactly-once", turn.index, f"call '{call_id}' executed {count} time(s) but the response holds "
-                                          f"{results[call_id]} result(s) for it")
+        _fail("exactly-once", turn.index, f"the response holds {results[call_id]} result(s) for call '{call_id}', "
+                                          f"which the tools' records show executed {count} time(s)",
+              profile="contract")
         for call_id, count in runs.items()
         if results[call_id] != count and call_id not in paused
     ]

@@ -132,7 +132,7 @@ _CLAIMS_BEFORE_PROFILES: Mapping[str, tuple[str, ...]] = {
 
 
 def _claims(value: object, implementation: str) -> tuple[str, ...]:
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return tuple(str(c) for c in cast(list[object], value))
     return _CLAIMS_BEFORE_PROFILES.get(implementation, ("safety", "contract"))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness.bundled import BUNDLED_SCENARIOS as BUNDLED_SCENARIOS
@@ -82,7 +82,8 @@ def run_isolated_suite(implementations: Sequence[str], paths: Sequence[Path] = (
                        jobs: int | None = None, run_timeout: float = RUN_TIMEOUT_SECONDS,
                        turn_timeout: float = TURN_TIMEOUT_SECONDS,
                        on_result: Callable[[ScenarioResult], None] | None = None,
-                       on_total: Callable[[int], None] | None = None) -> IsolatedSuiteRun:
+                       on_total: Callable[[int], None] | None = None,
+                       profiles: Sequence[str] | None = None) -> IsolatedSuiteRun:
     """Every scenario × implementation × provider × mode in worker processes, each under a hard `run_timeout`.
 
     Implementations are named (registered names or ``module:factory``) and built inside the workers, so a broken
@@ -113,6 +114,8 @@ def run_isolated_suite(implementations: Sequence[str], paths: Sequence[Path] = (
             on_total(len(requests) + len(errors) * len(modes) * sum(len(d) for d in over.values()))
 
         def judged(result: ScenarioResult) -> ScenarioResult:
+            if profiles:  # `run --profile`: the caller's choice of what gates replaces every implementation's claim
+                result = replace(result, claims=tuple(sorted({"safety", *profiles})))
             return apply_baseline(result, known_failures)
 
         def notify(result: ScenarioResult) -> None:
