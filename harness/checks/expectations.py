@@ -10,11 +10,11 @@ from typing import Any, cast
 
 import yaml
 
-from harness.contents import Message
+from harness.contents import FunctionCall, Message
 from harness.records import TurnRecord
 from harness.results import CheckResult
 from harness.scenario.matchers import Mismatch, match
-from harness.scenario.schema import ContentSpec, ExpectSpec, MessageExpect, RequestExpect
+from harness.scenario.schema import ContentSpec, ExpectSpec, Grouping, MessageExpect, RequestExpect
 from harness.script import ModelRequest
 from harness.transcript import WRAPPERS, call_form, messages_form, stream_tokens
 
@@ -86,8 +86,9 @@ def _aligned_expectations(expected: Any, length: int) -> list[Any]:
     return []
 
 
-def compare_messages(expected_spec: list[MessageExpect] | dict[str, Any], actual: Sequence[Message]) -> list[Mismatch]:
-    expected = expected_messages(expected_spec)
+def compare_messages(expected_spec: list[MessageExpect] | dict[str, Any], actual: Sequence[Message],
+                     grouping: Grouping = "exact") -> list[Mismatch]:
+    expected = regrouped_form(expected_messages(expected_spec), grouping)
     actual_form = _prune_wrappers(expected, messages_form(actual))
     return match(expected, actual_form)
 
@@ -98,9 +99,11 @@ def check_turn(expect: ExpectSpec, turn: TurnRecord, tool_names: Sequence[str], 
     if expect.error is not None or turn.view.error is not None:
         results.append(_error_check(expect, turn))
     if expect.response is not None and turn.view.response is not None:
-        mismatches = compare_messages(expect.response, turn.response_messages())
-        results.append(_verdict("expect.response", number, mismatches, expected_messages(expect.response),
-                                messages_form(turn.response_messages())))
+        shown = regrouped(turn.response_messages(), expect.grouping)
+        mismatches = compare_messages(expect.response, shown, expect.grouping)
+        results.append(_verdict("expect.response", number, mismatches,
+                                regrouped_form(expected_messages(expect.response), expect.grouping),
+                                messages_form(shown)))
     if "conversation_id" in expect.model_fields_set and turn.view.response is not None:
         actual_id = turn.view.response.conversation_id
         mismatches = match(expect.conversation_id, actual_id, "conversation_id")
@@ -248,11 +251,46 @@ def _request_fields(request_expect: RequestExpect, request: ModelRequest) -> lis
         fields.append(_field("kwargs", request_expect.kwargs, named, prefix))
     if request_expect.messages is not None:
         # What the model answered: with service-managed continuation, the stored conversation and the new items.
-        seen = request.seen if request_expect.grouping == "exact" else _role_runs_joined(request.seen)
-        fields.append(_messages_field(request_expect.messages, seen, prefix))
+        fields.append(_messages_field(request_expect.messages, regrouped(request.seen, request_expect.grouping),
+                                      prefix, request_expect.grouping))
     if "conversation_id" in request_expect.model_fields_set:
         fields.append(_field("conversation_id", request_expect.conversation_id, request.conversation_id, prefix))
     return fields
+
+
+def regrouped(messages: Sequence[Message], grouping: Grouping) -> list[Message]:
+    """`messages` as a `grouping` compares them (see `harness.scenario.schema.Grouping`)."""
+    if grouping == "exact":
+        return list(messages)
+    joined = _role_runs_joined(messages)
+    if grouping == "any":
+        return joined
+    return [Message(m.role, (*[c for c in m.contents if not isinstance(c, FunctionCall)],
+                             *[c for c in m.contents if isinstance(c, FunctionCall)]))
+            if m.role == "assistant" else m for m in joined]
+
+
+def regrouped_form(expected: Any, grouping: Grouping) -> Any:
+    """An expected message list regrouped as `regrouped` does the actual one; matchers are left as written."""
+    if grouping == "exact" or not isinstance(expected, list):
+        return expected
+    joined: list[dict[str, Any]] = []
+    for item in cast(list[Any], expected):
+        if not isinstance(item, dict) or not isinstance(item.get("contents"), list):
+            return expected  # a message matcher: its grouping is the scenario's own
+        message = cast(dict[str, Any], item)
+        if joined and joined[-1]["role"] == message["role"]:
+            joined[-1] = {**joined[-1], "contents": [*joined[-1]["contents"], *message["contents"]]}
+        else:
+            joined.append(dict(message))
+    if grouping == "logical":
+        for message in joined:
+            if message["role"] == "assistant":
+                contents = cast(list[Any], message["contents"])
+                calls = [c for c in contents if isinstance(c, dict) and "function_call" in c]
+                message["contents"] = [c for c in contents if not (isinstance(c, dict) and "function_call" in c)]
+                message["contents"] += calls
+    return joined
 
 
 def _role_runs_joined(messages: Sequence[Message]) -> list[Message]:
@@ -272,8 +310,8 @@ def _field(name: str, expected: Any, actual: Any, prefix: str) -> RequestField:
 
 
 def _messages_field(spec: list[MessageExpect] | dict[str, Any], messages: Sequence[Message],
-                    prefix: str) -> RequestField:
-    expected = expected_messages(spec)
+                    prefix: str, grouping: Grouping = "exact") -> RequestField:
+    expected = regrouped_form(expected_messages(spec), grouping)
     actual = _prune_wrappers(expected, messages_form(messages))
     mismatches = tuple(_prefixed(match(expected, actual), f"{prefix}.messages"))
     aligned = _aligned_expectations(expected, len(actual))

@@ -34,6 +34,14 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
 
+Grouping = Literal["exact", "any", "logical"]
+_GROUPING = ("exact: messages compare one by one. any: consecutive messages of one role compare as one message with "
+             "all their contents in order (where the spec fixes the order of contents, not how messages group them: "
+             "a batch's results in one tool message or one each). logical: as any, and within an assistant message "
+             "its calls compare after its other contents, each kind in its own order (where a row asks only for the "
+             "same logical call/result transcript, not where a model's text sits beside its calls).")
+
+
 def _exactly_one(model: BaseModel, keys: tuple[str, ...], what: str) -> None:
     present = [key for key in keys if getattr(model, key) is not None]
     if len(present) != 1:
@@ -358,11 +366,7 @@ class RequestExpect(Strict):
     tool_choice: Any = None
     tools: Any = None
     messages: list[MessageExpect] | dict[str, Any] | None = None
-    grouping: Literal["exact", "any"] = Field(
-        default="exact", description="any: consecutive messages of one role in the request compare as one message "
-                                     "with all their contents in order (where the spec fixes the order of contents, "
-                                     "not how messages group them: a batch's results in one tool message or one "
-                                     "each).")
+    grouping: Grouping = Field(default="exact", description=_GROUPING)
     kwargs: dict[str, Any] | None = None
     conversation_id: Any = Field(
         default=None, description="The service conversation the call continues; null: none. Unchecked if absent.")
@@ -452,6 +456,7 @@ class ExpectSpec(Strict):
     events: EventsExpect | None = Field(
         default=None, description="The turn's AG-UI events, in order, with matchers on their fields (the scenario "
                                   "requires capability `ag-ui`).")
+    grouping: Grouping = Field(default="exact", description="How `response` compares: " + _GROUPING)
     cites: list[str] | dict[ExpectationName, list[str]] | None = Field(
         default=None,
         description="The normative sources the turn's expectations enforce: matrix row titles (or `row:` ids) and "
