@@ -36,14 +36,32 @@ def typing(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def conformance(session: nox.Session) -> None:
-    """The main job: every scenario against every installed implementation, both modes, results as JSON."""
+    """The main job: every scenario against every installed implementation, both modes, results as JSON. Writes
+    to reports/, which is never committed."""
     session.install("-e", EXTRAS, "-c", "constraints/latest.txt")
     session.run("loop-conformance", "run", "--json", "reports/results.json", *session.posargs)
 
 
 @nox.session(python=PYTHON)
+def snapshot(session: nox.Session) -> None:
+    """Regenerate the committed report snapshot (results/snapshot/: coverage, spec matrix, invariant table) from a
+    full run at the pinned releases; tests/test_committed_reports.py fails while it is stale."""
+    session.install("-e", EXTRAS, "-c", "constraints/latest.txt")
+    session.run("python", "tools/snapshot_reports.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def version_matrix(session: nox.Session) -> None:
+    """Rebuild results/version-matrix.md and .json (and the index) from the committed compact release files under
+    results/versions/, judged against today's baseline: after a baseline change, without sweeping anything."""
+    session.install("-e", ".")
+    session.run("python", "tools/sweep_versions.py", "--matrix-only")
+
+
+@nox.session(python=PYTHON)
 def versions(session: nox.Session) -> None:
-    """Recent releases of each framework, each in its own environment; writes reports/versions/ and the matrix.
+    """Recent releases of each framework, each in its own environment; writes the compact release files under
+    results/versions/ (committed), the full ones under reports/versions-full/ (never committed), and the matrix.
 
     agent-framework-core: every release from 1.10.0; pydantic-ai-slim: every release from 2.60.0; openai-agents: the
     newest patch of each minor from 0.20. Long and needs the package registry: not part of CI. Arguments go to

@@ -24,6 +24,7 @@ from harness.reporting.commands import (
 from harness.reporting.documents import ResultsDocument
 from harness.reporting.json_report import write_json
 from harness.reporting.progress import RunProgress
+from harness.reporting.spec_view import SUMMARY_LIMIT
 from harness.reporting.text import render_failure, render_summary
 from harness.reporting.version_matrix import load_results, render_json, render_markdown
 from harness.results import ScenarioResult
@@ -73,7 +74,7 @@ MATRIX_EXAMPLES = """\
 example:
   loop-conformance version-matrix results-1.22.0.json results-1.23.0.json \\
       --package agent_framework=agent-framework-core --baseline baselines/known-failures.yaml \\
-      --markdown reports/version-matrix.md --json reports/version-matrix.json"""
+      --markdown results/version-matrix.md --json results/version-matrix.json"""
 
 _FORMAT = argparse.RawDescriptionHelpFormatter  # descriptions and examples keep their line breaks
 
@@ -134,8 +135,21 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--spec", type=Path, metavar="FILE",
                         help="spec Markdown file whose scenario-to-test matrix rows the reports list (default: the "
                              "built-in row list)")
-    report.add_argument("--out", type=Path, required=True, metavar="DIR",
-                        help="folder to write coverage.md, coverage.html, coverage.json and junit.xml into")
+    report.add_argument("--out", type=Path, metavar="DIR",
+                        help="folder to write coverage.md, coverage.html, coverage.json, junit.xml, spec-matrix.md "
+                             "and the invariant table into (needed unless --step-summary is given)")
+    report.add_argument("--matrix-only", action="store_true",
+                        help="write only spec-matrix.md: the spec's matrix, one status column per implementation "
+                             "family, each cell linking to its detail in coverage.html (short enough for the spec)")
+    report.add_argument("--step-summary", type=Path, metavar="FILE",
+                        help="append a capped job summary to FILE (e.g. \"$GITHUB_STEP_SUMMARY\"): failing runs "
+                             "first, the counts per implementation, the spec matrix, then where the full reports are")
+    report.add_argument("--summary-limit", type=_positive_int, default=SUMMARY_LIMIT, metavar="BYTES",
+                        help=f"largest job summary written, in bytes (default: {SUMMARY_LIMIT}; GitHub drops a "
+                             "summary over 1 MiB)")
+    report.add_argument("--artifact", default="", metavar="TEXT",
+                        help="where the full reports are, for the summary's last line (default: this workflow "
+                             "run's artifacts on GitHub, else the reports folder)")
     report.add_argument("--by-scenario", action="store_true",
                         help="also write verdicts-by-scenario.md: per spec row, each scenario's verdict on the row's "
                              "own requirement and the general invariants it tripped, per column")
@@ -197,7 +211,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(json.dumps(ScenarioSpec.model_json_schema(by_alias=True), indent=2))
         return 0
     if args.command == "report":
-        return report_command(args.results, args.out, args.spec, by_scenario=args.by_scenario)
+        if args.out is None and args.step_summary is None:
+            print("error: report needs --out DIR, --step-summary FILE or both", file=sys.stderr)
+            return 2
+        return report_command(args.results, args.out, args.spec, by_scenario=args.by_scenario,
+                              matrix_only=args.matrix_only, step_summary=args.step_summary,
+                              summary_limit=args.summary_limit, artifact=args.artifact)
     if args.command == "gate":
         return gate_command(args.results, args.baseline)
     if args.command == "diff":
@@ -312,11 +331,12 @@ def _run(args: argparse.Namespace) -> int:
     if filtered:
         print("(filtered run: not every implementation, mode, provider or scenario was selected)")
     if args.json:
-        write_json(args.json, suite.results, filtered=filtered)
+        write_json(args.json, suite.results, filtered=filtered, references=suite.references)
         _say(args, f"results written to {args.json}")
     if not args.no_reports:
-        written = write_reports(ResultsDocument(tuple(suite.results), filtered), args.reports, rows)
-        append_step_summary(written["markdown"])
+        document = ResultsDocument(tuple(suite.results), filtered, references=suite.references)
+        written = write_reports(document, args.reports, rows)
+        append_step_summary(document, rows)
         _say(args, f"coverage reports written to {args.reports}/ ({', '.join(p.name for p in written.values())})")
     return 1 if any(r.verdict in ("fail", "error") for r in suite.results) else 0
 

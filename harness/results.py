@@ -103,6 +103,8 @@ class ScenarioResult:
     # profiles names none, and its runs are read as claiming both, as every check gated then.
     claims: tuple[str, ...] = ("safety", "contract")
     log: tuple[str, ...] = ()
+    # How long the run took, in seconds (JUnit's `time`); 0 when unknown (a run stopped from outside, an old file).
+    seconds: float = field(default=0.0, kw_only=True, compare=False)
     turn_lines: tuple[int, ...] = ()  # where each turn starts in the scenario file
     transcript: tuple[dict[str, Any], ...] = field(default=(), compare=False)
 
@@ -118,6 +120,8 @@ class ScenarioResult:
             for c in self.checks
         ]
         data.pop("transcript")
+        if not self.seconds:
+            data.pop("seconds")
         if not self.provider_package:  # neutral runs' files read as before provider packages were recorded
             data.pop("provider_package")
             data.pop("provider_version")

@@ -37,7 +37,8 @@ def test_run_passes_and_writes_json(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert {"id": "exactly-once", "verdict": "pass", "message": ""} in first["checks"]
     assert document["filtered"] is True
     written = sorted(p.name for p in (tmp_path / "reports").iterdir())
-    assert written == ["coverage.html", "coverage.json", "coverage.md", "invariants.html", "invariants.md", "junit.xml"]
+    assert written == ["coverage.html", "coverage.json", "coverage.md", "invariants.html", "invariants.md", "junit.xml",
+                       "spec-matrix.md"]
     assert "Filtered run" in (tmp_path / "reports" / "coverage.md").read_text()
 
 

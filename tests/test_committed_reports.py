@@ -1,6 +1,7 @@
-"""The coverage table and HTML page committed under reports/ are those the code produces now.
+"""The report snapshot committed under results/snapshot/ is what the code produces now.
 
-Regenerate them with `loop-conformance run` after changing scenarios, checks, adapters or the report writers.
+Regenerate it with `nox -s snapshot` (or `python tools/snapshot_reports.py`) after changing scenarios, checks,
+adapters or the report writers.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from requirements_helper import INSTALL_PINNED, require
+from tool_loader import load_tool
 
 from harness import BUNDLED_SCENARIOS, MODES, run_suite
 from harness.reporting.baseline import BUNDLED_BASELINE, load_baseline
@@ -19,6 +21,7 @@ from harness.run.registry import installed_adapters
 
 ROOT = Path(__file__).resolve().parent.parent
 PINNED = (ROOT / "constraints" / "latest.txt").read_text().split("agent-framework-core==")[1].split()[0]
+SNAPSHOT_FILES = load_tool("snapshot_reports").SNAPSHOT_FILES
 
 
 def _installed_framework() -> str | None:
@@ -28,15 +31,16 @@ def _installed_framework() -> str | None:
         return None
 
 
-@pytest.mark.parametrize("name", ["coverage.md", "coverage.html", "invariants.md", "invariants.html"])
-def test_committed_report_is_current(name: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", SNAPSHOT_FILES)
+def test_committed_report_is_current(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     installed = _installed_framework()
     require(installed == PINNED, f"the committed reports are of agent-framework-core {PINNED}, the release pinned in "
                                  f"constraints/latest.txt, and {installed or 'none'} is installed: {INSTALL_PINNED}")
+    monkeypatch.chdir(ROOT)  # scenario paths in reports are relative to the checkout, as the snapshot script runs
     adapters, _ = installed_adapters()
     known = load_baseline(BUNDLED_BASELINE).known_failures
     suite = run_suite(adapters, [BUNDLED_SCENARIOS], MODES, known)
     written = write_reports(ResultsDocument(tuple(suite.results), False), tmp_path)
     fresh = next(path for path in written.values() if path.name == name).read_text(encoding="utf-8")
-    committed = (ROOT / "reports" / name).read_text(encoding="utf-8")
-    assert fresh == committed, f"reports/{name} is stale: regenerate it with `loop-conformance run`"
+    committed = (ROOT / "results" / "snapshot" / name).read_text(encoding="utf-8")
+    assert fresh == committed, f"results/snapshot/{name} is stale: regenerate it with `nox -s snapshot`"

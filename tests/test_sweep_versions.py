@@ -210,3 +210,23 @@ def test_a_pre_release_comes_before_its_final_release_in_every_range() -> None:
         "1.0.0b1", "1.0.0rc7", "1.0.0rc9", "1.0.0", "1.0.1"]
     assert not in_release_range("1.0.0rc9", "1.0.0", None)  # an entry from 1.0.0 does not hold for its candidates
     assert in_release_range("1.0.0rc9", "1.0.0rc7", "1.0.0")
+
+
+def test_a_partial_sweep_merges_into_the_full_file_else_into_the_committed_compact_one(tmp_path: Path) -> None:
+    from harness.reporting.compact import write_compact
+
+    full = tmp_path / "full" / "1.23.0.json"
+    compact = tmp_path / "compact" / "1.23.0.json"
+    assert sweep.earlier_results(full, compact) is None
+    full.parent.mkdir()
+    run = {"scenario": "normal.single-call", "implementation": "agent_framework", "version": "1.23.0",
+           "mode": "streaming", "verdict": "pass", "spec_rows": ["Single non-streaming call"], "section": "normal",
+           "checks": [{"id": "completes", "verdict": "pass", "message": "done"}]}
+    full.write_text(json.dumps({"filtered": True, "release": "1.23.0", "results": [run]}), encoding="utf-8")
+    assert write_compact(full, compact)
+    assert sweep.earlier_results(full, compact)["results"][0]["checks"][0]["message"] == "done"
+    full.unlink()
+    earlier = sweep.earlier_results(full, compact)
+    assert earlier is not None
+    assert (earlier["release"], len(earlier["results"])) == ("1.23.0", 1)
+    assert earlier["results"][0]["checks"] == [{"id": "completes", "verdict": "pass", "message": ""}]

@@ -16,7 +16,7 @@ way and is listed as such. Exit status: 1 when any entry is `unproven`, else 0.
 
 Needs the sweep's environments (`nox -s versions` builds them), so it is not part of the test suite. Run:
 `python tools/reproduction_ranges.py [--framework agent-framework-core] [--json F] [--markdown F] [releases ...]`;
-after new reproductions, `--from-json reports/reproduction-ranges.json` runs only the scripts it has no exits for
+after new reproductions, `--from-json results/reproduction-ranges.json` runs only the scripts it has no exits for
 (and each `--rerun SCRIPT`).
 """
 
@@ -146,8 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rerun", action="append", default=[], metavar="SCRIPT",
                         help="with --from-json: run this script again (repeatable); a script or release F has no exit "
                              "for is run too, so a refresh after new reproductions costs only their runs")
-    parser.add_argument("--json", type=Path, default=ROOT / "reports" / "reproduction-ranges.json")
-    parser.add_argument("--markdown", type=Path, default=ROOT / "reports" / "reproduction-ranges.md")
+    parser.add_argument("--json", type=Path, default=ROOT / "results" / "reproduction-ranges.json")
+    parser.add_argument("--markdown", type=Path, default=ROOT / "results" / "reproduction-ranges.md")
     args = parser.parse_args(argv)
     framework = FRAMEWORKS[args.framework]
     envs: Path = args.envs / framework.folder  # where the version sweep builds each release (`Framework.env_dir`)

@@ -1,8 +1,12 @@
 """Run the suite against the recent releases of each framework, each release in its own environment.
 
-Used by the `versions` nox session. Writes one results file per release under reports/versions/ (agent-framework-core
-at the top, every other framework in a folder named after its package), an index of what is there, and the version
-matrix built from every results file present. Needs the package registry, so it never runs in CI or in the tests.
+Used by the `versions` nox session. Writes one results file per release, in two forms: the full one (`run --json`,
+every message and log) under reports/versions-full/, which is never committed, and the compact one
+(harness.reporting.compact: what the gate and the version matrix read) under results/versions/, which is
+(agent-framework-core at the top, every other framework in a folder named after its package); then an index of what
+is there and the version matrix built from every compact file present (results/version-matrix.md and .json). Needs
+the package registry, so it never runs in CI or in the tests. `--matrix-only` rebuilds the index and the matrix from
+the compact files alone.
 
 Beside each agent-framework-core release it installs the companion releases built for it (agent-framework-openai,
 -gemini, -ag-ui, -foundry-hosting; which one goes with which core release is decided in `companion_releases`), so the
@@ -32,6 +36,8 @@ from typing import Any, cast
 import companion_releases as companions
 
 from harness.reporting.baseline import release_key
+from harness.reporting.compact import write_compact
+from harness.reporting.documents import load_results_document
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,7 +50,7 @@ class Framework:
     implementations: tuple[str, ...]
     first: str  # the oldest release swept
     newest_patch_only: bool  # one release per minor, its newest patch: for frameworks that release many patches
-    folder: str  # under reports/versions/; "" keeps agent-framework-core's files where tests and docs find them
+    folder: str  # under results/versions/; "" keeps agent-framework-core's files where tests and docs find them
     companions: tuple[str, ...] = ()  # packages released beside it, installed with each release (`companion_releases`)
     # Implementations whose loop is reached through a companion package, which their results' release is of.
     companion_implementations: tuple[tuple[str, str], ...] = ()
@@ -121,7 +127,9 @@ class Selection:
 
 
 def run_one(framework: Framework, version: str, envs: Path, out: Path, pairing: dict[str, str | None] | None = None,
-            selection: Selection = Selection()) -> int:
+            selection: Selection = Selection(), full_out: Path | None = None) -> int:
+    """Sweep one release: its full results file under `full_out` (default: `out` itself), its compact form under
+    `out` when they differ. Returns 0, or 1 when the release is unsupported."""
     env = framework.env_dir(envs, version)
     python = str(env / "bin" / "python")
     if selection.install:
@@ -132,10 +140,11 @@ def run_one(framework: Framework, version: str, envs: Path, out: Path, pairing: 
         installed = install_companions(python, framework, version, pairing or {})
     else:
         installed = present_companions(python, framework, pairing or {})
-    target = framework.results_dir(out) / f"{version}.json"
-    unsupported = target.with_suffix(".unsupported")
+    compact = framework.results_dir(out) / f"{version}.json"
+    target = framework.results_dir(full_out or out) / f"{version}.json"
+    unsupported = compact.with_suffix(".unsupported")
     target.parent.mkdir(parents=True, exist_ok=True)
-    earlier = json.loads(target.read_text(encoding="utf-8")) if selection.partial and target.exists() else None
+    earlier = earlier_results(target, compact) if selection.partial else None
     fresh = target.with_suffix(".partial") if earlier is not None else target
     target.unlink(missing_ok=True)  # a run that writes nothing must not leave an earlier run's file standing
     chosen_impls = selection.implementations or framework.implementations
@@ -163,6 +172,8 @@ def run_one(framework: Framework, version: str, envs: Path, out: Path, pairing: 
     if document:
         document["release"] = version
         target.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        if compact != target:
+            write_compact(target, compact)
     # An adapter that fails to import is only a note to `run`, and its results file would pass every gate empty.
     # The sweep leaves a note in the results' place instead, which the index lists, and fails.
     missing = missing_implementations(document, framework)
@@ -170,10 +181,23 @@ def run_one(framework: Framework, version: str, envs: Path, out: Path, pairing: 
         unsupported.unlink(missing_ok=True)
         return 0
     target.unlink(missing_ok=True)
+    compact.unlink(missing_ok=True)
     reason = f"no results for {', '.join(missing)}: " + (" | ".join(notes) or result.stderr.strip()[-500:])
     unsupported.write_text(reason + "\n", encoding="utf-8")
     print(f"{framework.package} {version}: UNSUPPORTED, {reason}", file=sys.stderr, flush=True)
     return 1
+
+
+def earlier_results(full: Path, compact: Path) -> dict[str, Any] | None:
+    """The release's earlier results a partial sweep merges into: its full file when this machine has it, else its
+    committed compact form (whose runs carry no messages: a merged file is as full as its parts)."""
+    if full.exists():
+        return cast(dict[str, Any], json.loads(full.read_text(encoding="utf-8")))
+    if not compact.exists():
+        return None
+    document = load_results_document(compact)
+    return {"filtered": document.filtered, "release": document.release, "companions": dict(document.companions),
+            "results": [result.to_json() for result in document.results]}
 
 
 def checkout_adapters() -> dict[str, str]:
@@ -360,9 +384,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-install", action="store_true",
                         help="use each release's environment as it is: install nothing, record what it holds")
     parser.add_argument("--envs", type=Path, default=ROOT / ".nox" / "versions")
-    parser.add_argument("--out", type=Path, default=ROOT / "reports" / "versions")
-    parser.add_argument("--markdown", type=Path, default=ROOT / "reports" / "version-matrix.md")
-    parser.add_argument("--json", type=Path, default=ROOT / "reports" / "version-matrix.json")
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "versions",
+                        help="where the compact release files (committed) and their index go")
+    parser.add_argument("--full-out", type=Path, default=ROOT / "reports" / "versions-full",
+                        help="where the full release files go (never committed; a CI artifact at most)")
+    parser.add_argument("--markdown", type=Path, default=ROOT / "results" / "version-matrix.md")
+    parser.add_argument("--json", type=Path, default=ROOT / "results" / "version-matrix.json")
     args = parser.parse_args(argv)
     status = 0
     if not args.matrix_only:
@@ -376,7 +403,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             versions = args.versions or released_versions(framework)
             pairings = companion_pairings(framework, versions, args.envs, keep_cache=selection.install)
             for version in versions:
-                status |= run_one(framework, version, args.envs, args.out, pairings.get(version), selection)
+                status |= run_one(framework, version, args.envs, args.out, pairings.get(version), selection,
+                                  full_out=args.full_out)
     write_index_and_matrix(args.out, args.markdown, args.json)
     return status
 

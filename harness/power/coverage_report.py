@@ -8,7 +8,7 @@ from pathlib import Path
 
 from harness.contents import JSON
 from harness.power.document import Code, Heading, Paragraph, Part, Table, to_html, to_markdown
-from harness.power.line_coverage import IMPORT_CONTEXT, LoopCoverage
+from harness.power.line_coverage import IMPORT_CONTEXT, LoopCoverage, portable
 from harness.power.ranges import line_ranges
 from harness.power.specificity import BROAD_REACH, SPECIFIC_LIFT, runs_by_row, specific_lines
 
@@ -91,7 +91,8 @@ def raw_json(coverage: LoopCoverage) -> dict[str, JSON]:
     return {
         "version": coverage.version,
         "contexts": list[JSON](names),
-        "modules": [{"name": m.name, "path": m.path, "sha256": m.sha256, "statements": list[JSON](m.statements),
+        "modules": [{"name": m.name, "path": portable(m.path), "sha256": m.sha256,
+                     "statements": list[JSON](m.statements),
                      "contexts_by_line": {str(line): list[JSON](index[c] for c in found)
                                           for line, found in sorted(m.contexts_by_line.items())}}
                     for m in coverage.modules],

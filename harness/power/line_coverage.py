@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -138,6 +139,32 @@ def measure(probe: Probe, scenarios: Sequence[Scenario], modes: Sequence[Mode],
     return coverage_from_json(probe.implementation, cast(dict[str, JSON], outcome.value))
 
 
+def portable(path: str) -> str:
+    """A module's path as a report stores it, never a machine's: relative to the working directory when below it
+    (the checkout's own adapters), else relative to the import root holding it (`agent_framework/_tools.py` of
+    site-packages)."""
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        return path
+    for root in sorted((Path(entry or ".").resolve() for entry in (str(Path.cwd()), *sys.path)),
+                       key=lambda root: -len(root.parts)):
+        if candidate.is_relative_to(root):
+            return candidate.relative_to(root).as_posix()
+    return candidate.name
+
+
+def located(path: str) -> str:
+    """The file a report's (portable) module path names here: below the working directory, else on the import
+    path; the path itself when neither holds it (the report then reads as measured elsewhere)."""
+    candidate = Path(path)
+    if candidate.is_absolute():
+        return path
+    for root in (Path.cwd(), *(Path(entry) for entry in sys.path if entry)):
+        if (root / candidate).is_file():
+            return str(root / candidate)
+    return path
+
+
 def coverage_from_json(implementation: str, data: dict[str, JSON]) -> LoopCoverage:
     """The coverage a child (or a loop-coverage JSON report's ``raw`` part) describes."""
     modules: list[ModuleLines] = []
@@ -145,7 +172,7 @@ def coverage_from_json(implementation: str, data: dict[str, JSON]) -> LoopCovera
     names = cast(list[str], data["contexts"]) if "contexts" in data else None
     for raw in cast(list[dict[str, JSON]], data["modules"]):
         by_line = cast(dict[str, list[str | int]], raw["contexts_by_line"])
-        modules.append(ModuleLines(str(raw["name"]), str(raw["path"]), str(raw["sha256"]),
+        modules.append(ModuleLines(str(raw["name"]), located(str(raw["path"])), str(raw["sha256"]),
                                    tuple(sorted(cast(list[int], raw["statements"]))),
                                    {int(line): tuple(names[int(c)] if names is not None else str(c) for c in found)
                                     for line, found in by_line.items()}))

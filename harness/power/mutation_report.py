@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -168,13 +170,22 @@ def _json(run: MutationRun) -> dict[str, JSON]:
         "rows": per_row, "row_names": list[JSON](names),
         "mutants": [{"id": r.mutant.id, "module": r.mutant.module, "operator": r.mutant.operator,
                      "line": r.mutant.start_line, "function": r.mutant.function, "status": r.status,
-                     "detail": r.detail, "rows": list[JSON](index[row] for row in r.rows),
+                     "detail": portable_text(r.detail), "rows": list[JSON](index[row] for row in r.rows),
                      "own_code_rows": list[JSON](r.specific_rows), "scenario_runs": len(r.contexts),
                      "runs_made": r.ran,
                      "kills": [{"run": k.context, "checks": list[JSON](k.checks)} for k in r.kills],
                      "diff": r.diff} for r in run.results],
         "stale_equivalents": [e.mutant for e in run.stale_equivalents],
     }
+
+
+def portable_text(text: str) -> str:
+    """`text` (a mutant's error, which names the files it came from) with this machine's folders named for what
+    they are: the temporary folder a mutant was written to, the Python installation, the checkout."""
+    text = re.sub(r"/(?:[\w.-]+/)*loop-mutant-[\w]+/", "<mutant folder>/", text)
+    for folder, name in ((sys.base_prefix, "<python>"), (sys.prefix, "<environment>"), (str(Path.cwd()), ".")):
+        text = text.replace(folder.rstrip("/") + "/", name + "/")
+    return text
 
 
 def write_mutation_report(run: MutationRun, out_dir: Path, command: str) -> list[Path]:

@@ -27,10 +27,11 @@ from harness.reporting.invariant_table import render_html as invariants_html
 from harness.reporting.invariant_table import render_markdown as invariants_markdown
 from harness.reporting.junit import render_junit
 from harness.reporting.markdown import render_markdown
+from harness.reporting.spec_view import MATRIX_FILE, SUMMARY_LIMIT, render_matrix_only, render_step_summary
 from harness.scenario.spec_rows import EXTRA_ROWS, SPEC_ROWS, SpecRow, parse_spec_rows
 
 REPORT_FILES = {"markdown": "coverage.md", "html": "coverage.html", "json": "coverage.json", "junit": "junit.xml",
-                "invariants-markdown": "invariants.md", "invariants-html": "invariants.html"}
+                "matrix": MATRIX_FILE, "invariants-markdown": "invariants.md", "invariants-html": "invariants.html"}
 
 
 class SpecFileError(HarnessError):
@@ -61,7 +62,8 @@ def write_reports(documents: ResultsDocument | Sequence[ResultsDocument], out_di
     parts = [documents] if isinstance(documents, ResultsDocument) else list(documents)
     invariants = build_invariant_table(combine(parts))
     rendered = {"markdown": render_markdown(matrix), "html": render_html(matrix), "json": render_json(matrix),
-                "junit": render_junit(matrix), "invariants-markdown": invariants_markdown(invariants),
+                "junit": render_junit(matrix), "matrix": render_matrix_only(matrix),
+                "invariants-markdown": invariants_markdown(invariants),
                 "invariants-html": invariants_html(invariants)}
     written: dict[str, Path] = {}
     for key, text in rendered.items():
@@ -71,18 +73,43 @@ def write_reports(documents: ResultsDocument | Sequence[ResultsDocument], out_di
     return written
 
 
-def append_step_summary(markdown_path: Path, env: Mapping[str, str] | None = None) -> Path | None:
-    """Append a Markdown report to the GitHub Actions job summary when running there."""
+def artifact_pointer(env: Mapping[str, str] | None = None) -> str:
+    """Where the full reports of a CI run are: the run's artifacts on GitHub, else the reports folder."""
+    environ = os.environ if env is None else env
+    server, repository, run_id = (environ.get(k, "") for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY",
+                                                               "GITHUB_RUN_ID"))
+    if server and repository and run_id:
+        return f"the artifacts of this workflow run, {server}/{repository}/actions/runs/{run_id}#artifacts"
+    return "the reports folder this run wrote (coverage.html opens in a browser)"
+
+
+def write_step_summary(documents: ResultsDocument | Sequence[ResultsDocument], target: Path, *,
+                       rows: Sequence[SpecRow] = SPEC_ROWS, limit: int = SUMMARY_LIMIT, artifact: str = "",
+                       link: str = "") -> Path:
+    """Append the capped job summary (`spec_view.render_step_summary`) to `target` (GitHub's step summary file is
+    shared by the job's steps, so it is appended to, never replaced)."""
+    summary = render_step_summary(build_coverage(documents, rows), artifact=artifact or artifact_pointer(),
+                                  limit=limit, link=link)
+    with target.open("a", encoding="utf-8") as out:
+        out.write(summary)
+    return target
+
+
+def append_step_summary(documents: ResultsDocument | Sequence[ResultsDocument], rows: Sequence[SpecRow] = SPEC_ROWS,
+                        env: Mapping[str, str] | None = None) -> Path | None:
+    """The capped job summary appended to GitHub's step summary when running there (`GITHUB_STEP_SUMMARY`)."""
     target = (os.environ if env is None else env).get("GITHUB_STEP_SUMMARY")
     if not target:
         return None
-    with Path(target).open("a", encoding="utf-8") as summary:
-        summary.write(markdown_path.read_text(encoding="utf-8") + "\n")
-    return Path(target)
+    return write_step_summary(documents, Path(target), rows=rows, artifact=artifact_pointer(env))
 
 
-def report_command(results: Sequence[Path], out_dir: Path, spec: Path | None = None, *,
-                   stdout: TextIO | None = None, stderr: TextIO | None = None, by_scenario: bool = False) -> int:
+def report_command(results: Sequence[Path], out_dir: Path | None, spec: Path | None = None, *,
+                   stdout: TextIO | None = None, stderr: TextIO | None = None, by_scenario: bool = False,
+                   matrix_only: bool = False, step_summary: Path | None = None, summary_limit: int = SUMMARY_LIMIT,
+                   artifact: str = "") -> int:
+    """The reports of saved results into `out_dir` (only the spec-author matrix with `matrix_only`), and the capped
+    job summary appended to `step_summary` when given."""
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     try:
@@ -91,11 +118,20 @@ def report_command(results: Sequence[Path], out_dir: Path, spec: Path | None = N
     except (SpecFileError, ResultsFileError) as error:
         print(f"error: {error}", file=err)
         return 2
-    written = write_reports(documents, out_dir, rows)
-    if by_scenario:
+    written: dict[str, Path] = {}
+    if out_dir is not None and matrix_only:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        written["matrix"] = out_dir / MATRIX_FILE
+        written["matrix"].write_text(render_matrix_only(build_coverage(documents, rows)), encoding="utf-8")
+    elif out_dir is not None:
+        written = write_reports(documents, out_dir, rows)
+    if by_scenario and out_dir is not None:
         path = out_dir / BY_SCENARIO_FILE
         path.write_text(render_by_scenario(build_coverage(documents, rows)), encoding="utf-8")
         written["by-scenario"] = path
+    if step_summary is not None:
+        written["step-summary"] = write_step_summary(documents, step_summary, rows=rows, limit=summary_limit,
+                                                     artifact=artifact)
     for path in written.values():
         print(f"wrote {path}", file=out)
     if any(d.filtered for d in documents):

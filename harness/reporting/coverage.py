@@ -26,7 +26,8 @@ CELL_STATUSES: tuple[CellStatus, ...] = ("pass", "fail", "error", "xfail", "diff
 
 # Worst first: a cell shows the worst verdict among the runs covering it, so one failing scenario is never hidden
 # behind a passing one. A known failure outranks a pass because the row is then not fully met; n/a ranks last
-# because a run that could not apply says nothing about the row.
+# because a run that could not apply says nothing about the row. `differs` (the loop fails only what it does not
+# claim) is shown below a known failure and above a pass: the row is met as the implementation promises it.
 _SEVERITY: tuple[Verdict, ...] = ("error", "fail", "xfail", "differs", "pass", "n/a")
 
 LABELS: Mapping[CellStatus, str] = {
@@ -85,17 +86,33 @@ class Cell:
         return general_checks(run, self.row)
 
 
-_PROBLEMS: frozenset[Verdict] = frozenset({"fail", "error", "xfail"})
+_PROBLEMS: frozenset[Verdict] = frozenset({"fail", "error", "xfail", "differs"})
+
+
+def cites_rows(run: ScenarioResult) -> bool:
+    """Whether the run's checks name the rows they enforce (`row:<title>` citations); results older than
+    citations do not, and their row attribution falls back on `harness.requirements`."""
+    return any(cite.startswith("row:") for check in run.checks for cite in check.cites)
+
+
+def judges_row(check: CheckResult, row: SpecRow, by_citation: bool) -> bool:
+    """Whether `check` judges `row`'s own requirement: it cites the row (a check of one turn cites the rows of
+    that turn), or, in results without citations, `harness.requirements` says it is the row's."""
+    return f"row:{row.name}" in check.cites if by_citation else requirement(check.id).owned_by(row.name)
 
 
 def own_verdict(run: ScenarioResult, row: SpecRow) -> Verdict:
-    """The run's verdict on `row`'s own requirement: the worst of its checks that judge it (the scenario's own
-    expectations and run checks, and the general invariants that are also this row's requirement)."""
+    """The run's verdict on `row`'s own requirement: the worst of its checks that judge it (those citing the row;
+    in results without citations, the scenario's own expectations and run checks, and the general invariants that
+    are also this row's requirement). A `differs` run differs on the row, never fails it."""
     problems = [c for c in run.checks if c.verdict in _PROBLEMS]
     if run.verdict not in _PROBLEMS or not problems:
         return run.verdict  # n/a, pass, or a failure no check explains: nothing to split
-    owned: list[Verdict] = [c.verdict for c in problems if requirement(c.id).owned_by(row.name)]
-    return _worst(owned) if owned else "pass"
+    by_citation = cites_rows(run)
+    owned: list[Verdict] = [c.verdict for c in problems if judges_row(c, row, by_citation)]
+    if not owned:
+        return "pass"
+    return "differs" if run.verdict == "differs" else _worst(owned)
 
 
 def _worst(verdicts: Iterable[Verdict]) -> Verdict:
@@ -103,8 +120,10 @@ def _worst(verdicts: Iterable[Verdict]) -> Verdict:
 
 
 def general_checks(run: ScenarioResult, row: SpecRow) -> tuple[CheckResult, ...]:
-    """The general invariants the run tripped that are not `row`'s own requirement."""
-    return tuple(c for c in run.checks if c.verdict in _PROBLEMS and not requirement(c.id).owned_by(row.name))
+    """The failing checks of the run that are not `row`'s own requirement (general invariants, or checks citing
+    other rows)."""
+    by_citation = cites_rows(run)
+    return tuple(c for c in run.checks if c.verdict in _PROBLEMS and not judges_row(c, row, by_citation))
 
 
 @dataclass(frozen=True)
@@ -169,8 +188,8 @@ class CoverageMatrix:
 
     def runs(self) -> list[ScenarioResult]:
         """Every run once, in a stable order (a run covering several rows sits in several cells)."""
-        return sorted(self.results, key=lambda r: (r.scenario, r.implementation, _version_key(r.version),
-                                                   provider_key(r.provider), _mode_key(r.mode)))
+        return sorted(self.results, key=lambda r: (r.scenario, r.implementation, sort_key_of_version(r.version),
+                                                   provider_key(r.provider), sort_key_of_mode(r.mode)))
 
     def cell(self, row: SpecRow, column: Column) -> Cell:
         return self.cells[(row.id, column.id)]
@@ -253,12 +272,12 @@ def build_coverage(documents: ResultsDocument | Sequence[ResultsDocument],
                           document.source)
 
 
-def _version_key(version: str) -> tuple[tuple[int, str], ...]:
+def sort_key_of_version(version: str) -> tuple[tuple[int, str], ...]:
     # Numeric parts compare as numbers so 1.10.0 sorts after 1.9.0; anything else sorts as text after them.
     return tuple((int(part), "") if part.isdigit() else (1 << 30, part) for part in version.split("."))
 
 
-def _mode_key(mode: str) -> tuple[int, str]:
+def sort_key_of_mode(mode: str) -> tuple[int, str]:
     return (MODES.index(mode), "") if mode in MODES else (len(MODES), mode)
 
 
@@ -273,8 +292,8 @@ def _columns(results: Iterable[ScenarioResult]) -> tuple[Column, ...]:
     # The embedded reference loop first: it is the yardstick the other implementations are read against. Each
     # provider's columns, both modes, follow the neutral ones of the same implementation and version.
     return tuple(sorted(seen, key=lambda c: (c.implementation != "reference", c.implementation,
-                                             _version_key(c.version), provider_key(c.provider),
-                                             _mode_key(c.mode))))
+                                             sort_key_of_version(c.version), provider_key(c.provider),
+                                             sort_key_of_mode(c.mode))))
 
 
 def _cell(row: SpecRow, column: Column, runs: list[ScenarioResult]) -> Cell:
@@ -282,7 +301,8 @@ def _cell(row: SpecRow, column: Column, runs: list[ScenarioResult]) -> Cell:
     if not ordered:
         return Cell(row, column, "not-covered", ())
     worst = _worst(own_verdict(r, row) for r in ordered)
-    tripped: list[Verdict] = [c.verdict for r in ordered for c in general_checks(r, row)]
+    tripped: list[Verdict] = ["differs" if r.verdict == "differs" else c.verdict
+                              for r in ordered for c in general_checks(r, row)]
     general = _worst(tripped) if tripped else None
     return Cell(row, column, worst, ordered, general)
 

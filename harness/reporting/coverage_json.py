@@ -7,10 +7,12 @@ the grid from `sections` alone and look details up in `runs` only for the cells 
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from harness.reporting.coverage import CELL_STATUSES, Column, CoverageMatrix
+from harness.reporting.profile_counts import profile_counts
 from harness.reporting.wording import FILTERED_BANNER, check_scope, display_path, headline, problem_checks
 from harness.requirements import requirement
 from harness.results import CheckResult, ScenarioResult
@@ -30,6 +32,7 @@ def coverage_document(matrix: CoverageMatrix) -> dict[str, Any]:
         "banner": FILTERED_BANNER if matrix.filtered else None,
         "headline": headline(matrix),
         "sources": matrix.sources,
+        "profiles": {name: asdict(counts) for name, counts in profile_counts(matrix.results).items()},
         "totals": {
             "rows": len(matrix.rows),
             "covered_rows": len(matrix.covered_rows),
@@ -88,14 +91,15 @@ def _run(run: ScenarioResult) -> dict[str, Any]:
     return {
         "scenario": run.scenario, "implementation": run.implementation, "version": run.version, "mode": run.mode,
         "provider": run.provider, "column": Column.of(run).id, "verdict": run.verdict,
-        "reason": run.reason, "spec_rows": list(run.spec_rows),
+        "reason": run.reason, "spec_rows": list(run.spec_rows), "entries": list(run.entries),
         "problems": [_check(check) for check in problem_checks(run)],
     }
 
 
 def _check(check: CheckResult) -> dict[str, Any]:
     return {"id": check.id, "verdict": check.verdict, "scope": check_scope(check), "message": check.message,
-            "turn": check.turn, "details": list(check.details), "diff": list(check.diff)}
+            "turn": check.turn, "details": list(check.details), "diff": list(check.diff), "profile": check.profile,
+            "cites": list(check.cites)}
 
 
 def _requirements(matrix: CoverageMatrix) -> list[dict[str, Any]]:

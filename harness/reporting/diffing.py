@@ -18,7 +18,7 @@ from harness.reporting.markdown import markdown_code, markdown_text
 from harness.results import NEUTRAL_PROVIDER, ScenarioResult, Verdict
 
 _BAD: frozenset[str] = frozenset({"fail", "error", "xfail"})
-_SEVERITY: tuple[Verdict, ...] = ("error", "fail", "xfail", "pass", "n/a")
+_SEVERITY: tuple[Verdict, ...] = ("error", "fail", "xfail", "differs", "pass", "n/a")
 _RANK: dict[str, int] = {verdict: rank for rank, verdict in enumerate(_SEVERITY)}
 ABSENT = "—"  # the check did not exist in that file (a new or removed scenario, or a check that did not run)
 SCENARIO_CHECK = "(scenario)"  # a run without checks (n/a) compared as a whole
@@ -108,7 +108,10 @@ def diff(old_document: ResultsDocument | Mapping[str, Any], new_document: Result
 def _index(results: tuple[ScenarioResult, ...]) -> dict[_Key, _Seen]:
     seen: dict[_Key, _Seen] = {}
     for run in results:
-        checks = [(c.id, c.verdict, c.message) for c in run.checks] or [(SCENARIO_CHECK, run.verdict, run.reason)]
+        # A differs run fails only what its implementation does not claim: its failing checks differ, and a change
+        # to differs is never a regression.
+        checks = [(c.id, _differing(run.verdict, c.verdict), c.message) for c in run.checks] or [
+            (SCENARIO_CHECK, run.verdict, run.reason)]
         for check_id, verdict, message in checks:
             key = (run.scenario, run.implementation, run.provider, run.mode, check_id)
             current = seen.get(key)
@@ -121,6 +124,10 @@ def _index(results: tuple[ScenarioResult, ...]) -> dict[_Key, _Seen]:
             else:
                 seen[key] = _Seen(current.verdict, current.message, versions)
     return seen
+
+
+def _differing(run_verdict: str, check_verdict: str) -> str:
+    return "differs" if run_verdict == "differs" and check_verdict in _BAD else check_verdict
 
 
 def _rank(verdict: str) -> int:

@@ -164,6 +164,7 @@ class GateOutcome:
     known: tuple[FailingCheck, ...]  # failing checks the baseline covers
     unexercised: tuple[CheckBaselineEntry, ...]  # entries no run of these results could judge
     filtered: bool
+    differs: int = 0  # runs that fail only what their implementation does not claim (never fail the gate)
 
     @property
     def passed(self) -> bool:
@@ -199,6 +200,9 @@ class GateOutcome:
             lines.append("0 baseline entries now pass (nothing to remove).")
         lines.append(f"{_count(known, 'failing check is', 'failing checks are')} in the baseline "
                      "(expected failures: they do not fail the gate).")
+        if self.differs:
+            lines.append(f"{_count(self.differs, 'run differs', 'runs differ')} (they fail only what their "
+                         "implementation does not claim: shown, never failing the gate).")
         if self.unexercised:
             lines.append(f"{_count(len(self.unexercised), 'baseline entry was', 'baseline entries were')} not "
                          "judged (no run in these results reached the check: another implementation, mode, "
@@ -233,7 +237,8 @@ def gate(results_document: ResultsDocument | Mapping[str, Any],
             stale.append(StaleEntry(entry, tuple(passing)))
         elif not judged:
             unexercised.append(entry)
-    return GateOutcome(tuple(new), tuple(stale), tuple(known), tuple(unexercised), document.filtered)
+    differs = sum(run.verdict == "differs" for run in document.results)
+    return GateOutcome(tuple(new), tuple(stale), tuple(known), tuple(unexercised), document.filtered, differs)
 
 
 def _judged_now(run: ScenarioResult) -> ScenarioResult:
@@ -250,6 +255,8 @@ def _failing_checks(results: Iterable[ScenarioResult]) -> list[FailingCheck]:
     """One entry per (run, check id): a check failing on several turns is one failing check."""
     found: dict[tuple[str, str, str, str, str, str], FailingCheck] = {}
     for run in results:
+        if run.verdict == "differs":  # fails only what its implementation does not claim: never fails the gate
+            continue
         failing = [c for c in run.checks if c.verdict in FAILING and c.id != _STALE_MARKER]
         for check in failing:
             key = (run.scenario, check.id, run.implementation, run.version, run.mode, run.provider)

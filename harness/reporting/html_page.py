@@ -1,19 +1,25 @@
 """The coverage matrix as one self-contained HTML page: a coloured grid, filters, details one click away.
 
 Everything is inline (no fonts, scripts or styles fetched) so the page works as a CI artifact opened from disk.
-The grid is rendered on the server side and works without JavaScript — each cell is a ``<details>`` whose panel
-lists the scenarios and failed checks; the script only adds the filters, keeps one panel open at a time and
-mirrors the filter state and the open cell in the URL hash (``#section=…&impl=…&version=…&mode=…&verdict=…&open=
-<row id>@<column id>``), which also lets a link or a headless browser open the page pre-filtered. When runs reached
-their model through more than one provider, columns carry their provider and a provider filter (``provider=…``)
-joins the others; a page of neutral runs only is the same as before providers existed.
+The grid is written once and small: a cell is its status and glyph, and a cell with runs is a ``<details>``. What its
+panel shows (the scenarios, their failed checks, what each check enforces) is stored once for the whole page, as one
+JSON block (`page_data`: each run once, every repeated text once), and the script (`html_assets`) draws a panel when
+its cell is opened. The script also adds the filters, keeps one panel open at a time and mirrors the filter state and
+the open cell in the URL hash (``#section=…&impl=…&version=…&mode=…&verdict=…&open=<row id>@<column id>``), which
+also lets a link or a headless browser open the page pre-filtered. When runs reached their model through more than
+one provider, columns carry their provider and a provider filter (``provider=…``) joins the others. Text from
+results reaches the page only as JSON data set with `textContent`, so it never renders as markup.
 """
 
 from __future__ import annotations
 
+import json
 from html import escape
+from typing import Any
 
 from harness.reporting.coverage import CELL_STATUSES, LABELS, Cell, CellStatus, Column, CoverageMatrix
+from harness.reporting.html_assets import CSS, script
+from harness.reporting.profile_counts import profile_counts
 from harness.reporting.text import check_diff
 from harness.reporting.wording import (
     FILTERED_BANNER,
@@ -35,182 +41,6 @@ _GLYPH: dict[CellStatus, str] = {
     "pass": "✓", "fail": "✗", "error": "!", "xfail": "⚠", "differs": "≠", "n/a": "–", "not-covered": "·",
 }
 
-_CSS = """
-:root { --pass:#1a7f37; --pass-bg:#d2f4dc; --fail:#cf222e; --fail-bg:#ffd8d3; --error:#8250df;
-  --error-bg:#eddeff; --xfail:#9a6700; --xfail-bg:#fff1b3; --na:#57606a; --na-bg:#e6e9ec; --nc:#8c959f;
-  --nc-bg:#ffffff; --line:#d0d7de; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color:#1f2328; }
-body { margin: 0 1.5rem 3rem; }
-h1 { margin: 1rem 0 .25rem; font-size: 1.5rem; }
-.banner { border: 2px solid var(--xfail); background: var(--xfail-bg); padding: .6rem .9rem; border-radius: 6px;
-  font-weight: 600; margin: .5rem 0; }
-.legend { display: flex; flex-wrap: wrap; gap: .4rem; margin: .5rem 0; padding: 0; list-style: none; }
-.chip { display: inline-block; padding: .1rem .5rem; border-radius: 1rem; font-size: .85rem;
-  border: 1px solid var(--line); }
-.filters { display: flex; flex-wrap: wrap; gap: .8rem; align-items: end; margin: .8rem 0; padding: .6rem .8rem;
-  background: #f6f8fa; border: 1px solid var(--line); border-radius: 6px; position: sticky; top: 0; z-index: 3; }
-.filters label { display: flex; flex-direction: column; font-size: .8rem; color: #59636e; }
-.filters select { font-size: .9rem; padding: .15rem; max-width: 18rem; }
-#shown { font-size: .85rem; color: #59636e; margin-left: auto; }
-.grid-wrap { overflow: auto; border: 1px solid var(--line); border-radius: 6px; max-height: 75vh; }
-table.grid { border-collapse: separate; border-spacing: 0; font-size: .85rem; }
-.grid th, .grid td { border-bottom: 1px solid var(--line); border-right: 1px solid var(--line); }
-.grid thead th { position: sticky; top: 0; background: #f6f8fa; z-index: 2; font-weight: 600; padding: .3rem;
-  font-size: .75rem; min-width: 4.5rem; vertical-align: bottom; }
-.grid thead th .mode { display: block; font-weight: 400; color: #59636e; }
-.grid th.rowh { text-align: left; position: sticky; left: 0; background: #fff; z-index: 1; padding: .25rem .5rem;
-  min-width: 16rem; max-width: 24rem; font-weight: 500; }
-.grid thead th.rowh { z-index: 3; background: #f6f8fa; }
-.grid .ids { display: block; font-size: .7rem; color: #59636e; font-weight: 400; font-family: ui-monospace, monospace; }
-.grid tr.sec th { text-align: left; background: #eef1f4; padding: .35rem .5rem; font-size: .9rem;
-  position: sticky; left: 0; }
-td.cell { text-align: center; padding: 0; min-width: 4.5rem; height: 2rem; }
-td.cell summary, td.cell .empty { list-style: none; cursor: pointer; display: block; padding: .35rem 0;
-  font-weight: 700; font-size: 1rem; }
-td.cell summary::-webkit-details-marker { display: none; }
-td.cell .empty { cursor: default; }
-.s-pass { background: var(--pass-bg); color: var(--pass); }
-.s-fail { background: var(--fail-bg); color: var(--fail); }
-.s-error { background: var(--error-bg); color: var(--error); }
-.s-xfail { background: var(--xfail-bg); color: var(--xfail); }
-.s-na { background: var(--na-bg); color: var(--na); }
-.s-not-covered { background: var(--nc-bg); color: var(--nc); }
-td.cell.dim { opacity: .25; }
-td.cell details[open] > summary { outline: 3px solid #0969da; outline-offset: -3px; }
-.panel { position: fixed; right: 1rem; top: 1rem; bottom: 1rem; width: min(42rem, 46vw); overflow: auto;
-  background: #fff; color: #1f2328; text-align: left; border: 1px solid var(--line); border-radius: 8px;
-  box-shadow: 0 8px 24px rgba(31,35,40,.2); padding: .8rem 1rem; z-index: 10; font-size: .85rem; font-weight: 400; }
-.panel h2 { font-size: 1rem; margin: 0 0 .5rem; }
-.panel .run { border-top: 1px solid var(--line); padding: .5rem 0; }
-.panel code, .panel pre { font-family: ui-monospace, monospace; font-size: .78rem; }
-.panel pre { background: #f6f8fa; padding: .4rem; overflow: auto; max-height: 16rem; }
-.panel .close { float: right; }
-.panel pre .add { color: var(--pass); background: var(--pass-bg); }
-.panel pre .del { color: var(--fail); background: var(--fail-bg); }
-section.gaps h3 { font-size: 1rem; margin-bottom: .2rem; }
-section.gaps p.why { margin: 0 0 .3rem; color: #59636e; font-size: .85rem; }
-"""
-
-_JS = """
-(function () {
-  'use strict';
-  var form = document.getElementById('filters');
-  var grid = document.getElementById('grid');
-  var shown = document.getElementById('shown');
-  var keys = ['section', 'impl', 'version', 'mode', 'verdict'];
-  var opened = '';  // the cell whose panel the URL asks to open (open=<row id>@<column id>)
-  function field(k) { return form.elements.namedItem(k); }
-  function readHash() {
-    var params = new URLSearchParams(location.hash.replace(/^#/, ''));
-    opened = params.get('open') || '';
-    keys.forEach(function (k) {
-      var el = field(k);
-      if (!el) return;
-      var wanted = params.get(k) || '';
-      var known = Array.prototype.some.call(el.options, function (o) { return o.value === wanted; });
-      el.value = known ? wanted : '';
-    });
-  }
-  function writeHash() {
-    var params = new URLSearchParams();
-    keys.forEach(function (k) { var el = field(k); if (el && el.value) params.set(k, el.value); });
-    var open = grid.querySelector('td.cell details[open]');
-    if (open) params.set('open', open.parentElement.dataset.key);
-    var text = params.toString();
-    try { history.replaceState(null, '', text ? '#' + text : location.pathname + location.search); }
-    catch (e) { location.hash = text; }
-  }
-  function value(k) { var el = field(k); return el ? el.value : ''; }
-  function apply() {
-    var f = {}; keys.forEach(function (k) { f[k] = value(k); });
-    function columnShown(el) {
-      return (!f.impl || el.dataset.impl === f.impl) && (!f.version || el.dataset.version === f.version) &&
-        (!f.mode || el.dataset.mode === f.mode);
-    }
-    var columns = 0;
-    grid.querySelectorAll('thead th.col').forEach(function (th) {
-      th.hidden = !columnShown(th);
-      if (!th.hidden) columns++;
-    });
-    var rows = 0, cells = 0;
-    grid.querySelectorAll('tbody').forEach(function (body) {
-      var sectionShown = !f.section || body.dataset.section === f.section, any = false;
-      body.querySelectorAll('tr.row').forEach(function (tr) {
-        var match = false, visible = 0;
-        tr.querySelectorAll('td.cell').forEach(function (td) {
-          var ok = columnShown(td);
-          td.hidden = !ok;
-          if (!ok) { var d = td.querySelector('details'); if (d) d.open = false; return; }
-          visible++;
-          var hit = !f.verdict || td.dataset.status === f.verdict;
-          td.classList.toggle('dim', !hit);
-          if (hit) match = true;
-        });
-        tr.hidden = !(sectionShown && match);
-        if (!tr.hidden) { rows++; cells += visible; any = true; }
-      });
-      var head = body.querySelector('tr.sec');
-      head.hidden = !any;
-      head.firstElementChild.colSpan = columns + 1;
-    });
-    shown.textContent = rows + ' rows \\u00d7 ' + columns + ' columns shown (' + cells + ' cells)';
-    shown.dataset.rows = String(rows);
-    shown.dataset.columns = String(columns);
-    shown.dataset.cells = String(cells);
-    if (opened) {
-      grid.querySelectorAll('td.cell').forEach(function (td) {
-        var d = td.querySelector('details');
-        if (d && td.dataset.key === opened && !td.hidden) d.open = true;
-      });
-      opened = '';
-    }
-    document.body.dataset.ready = '1';
-  }
-  form.addEventListener('change', function () { apply(); writeHash(); });
-  form.addEventListener('submit', function (e) { e.preventDefault(); });
-  document.getElementById('reset').addEventListener('click', function () {
-    keys.forEach(function (k) { var el = field(k); if (el) el.value = ''; }); apply(); writeHash();
-  });
-  window.addEventListener('hashchange', function () { readHash(); apply(); });
-  // <details> toggle events do not bubble, so listen in the capture phase to keep a single panel open.
-  grid.addEventListener('toggle', function (e) {
-    if (e.target.open) {
-      grid.querySelectorAll('details[open]').forEach(function (d) { if (d !== e.target) d.open = false; });
-    }
-    writeHash();
-  }, true);
-  grid.addEventListener('click', function (e) {
-    if (e.target.classList && e.target.classList.contains('close')) {
-      var d = e.target.closest('details'); if (d) d.open = false;
-    }
-  });
-  document.addEventListener('keydown', function (e) {
-    if (e.key === 'Escape') grid.querySelectorAll('details[open]').forEach(function (d) { d.open = false; });
-  });
-  readHash();
-  apply();
-})();
-"""
-
-
-# The provider filter, patched into the script only for a page with several providers, so that a page of neutral
-# runs stays byte for byte what it was before providers existed.
-_PROVIDER_PATCHES = (
-    ("var keys = ['section', 'impl', 'version', 'mode', 'verdict'];",
-     "var keys = ['section', 'impl', 'version', 'mode', 'provider', 'verdict'];"),
-    ("(!f.mode || el.dataset.mode === f.mode);",
-     "(!f.mode || el.dataset.mode === f.mode) &&\n        (!f.provider || el.dataset.provider === f.provider);"),
-)
-
-
-def _script(with_providers: bool) -> str:
-    script = _JS
-    for before, after in _PROVIDER_PATCHES if with_providers else ():
-        if before not in script:
-            raise AssertionError(f"the page script no longer holds {before!r}: update _PROVIDER_PATCHES")
-        script = script.replace(before, after)
-    return script
-
-
 def render_html(matrix: CoverageMatrix, *, title: str = "Spec coverage") -> str:
     counts = matrix.status_counts()
     parts = [
@@ -218,7 +48,7 @@ def render_html(matrix: CoverageMatrix, *, title: str = "Spec coverage") -> str:
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title>",
-        f"<style>{_CSS}</style></head>",
+        f"<style>{CSS}</style></head>",
         f'<body data-filtered="{str(matrix.filtered).lower()}">',
         f"<h1>{escape(title)}</h1>",
     ]
@@ -230,12 +60,32 @@ def render_html(matrix: CoverageMatrix, *, title: str = "Spec coverage") -> str:
     parts.append('<ul class="legend">' + "".join(
         f'<li class="chip {_status_class(s)}">{_GLYPH[s]} {escape(LABELS[s])} ({counts[s]})</li>'
         for s in CELL_STATUSES) + f'<li class="chip">{escape(GENERAL_LEGEND)}</li></ul>')
+    parts.append(_profiles(matrix))
     parts.append(_filters(matrix))
     parts.append(_grid(matrix))
     parts.append(_gaps(matrix))
     parts.append(_scenario_list(matrix))
-    parts.append(f"<script>{_script(matrix.several_providers)}</script></body></html>")
+    parts.append(f'<script type="application/json" id="data">{script_json(page_data(matrix))}</script>')
+    parts.append(f"<script>{script(matrix.several_providers)}</script></body></html>")
     return "\n".join(parts) + "\n"
+
+
+def _profiles(matrix: CoverageMatrix) -> str:
+    """Runs per implementation by the profile of their failing checks (`profile_counts`)."""
+    counts = profile_counts(matrix.results)
+    if not counts:
+        return ""
+    rows = "".join(f"<tr><th>{escape(name)}</th><td>{c.safety}</td><td>{c.contract}</td><td>{c.differs}</td>"
+                   f"<td>{c.tentative}</td></tr>" for name, c in counts.items())
+    return ('<details class="profiles" id="profiles"><summary>Runs per implementation by profile (safety failures, '
+            "contract failures, differs, tentative)</summary><table><tr><th>implementation</th><th>safety failures"
+            "</th><th>contract failures</th><th>differs</th><th>tentative</th></tr>" + rows + "</table></details>")
+
+
+def script_json(data: object) -> str:
+    """JSON safe inside a <script> element: no `<`, `>` or `&` that could close it or start markup."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def _status_class(status: CellStatus) -> str:
@@ -273,6 +123,8 @@ def _column_attrs(column: Column, with_provider: bool) -> str:
 
 
 def _grid(matrix: CoverageMatrix) -> str:
+    """The grid, written once and small: a cell is its status and glyph; its column's attributes, its tooltip and
+    its panel are added by the script, the panel from the page's data only when the cell is opened."""
     several = matrix.several_providers
     head = "".join(
         f'<th class="col" scope="col" {_column_attrs(c, several)}>{escape(c.implementation)}<br>{escape(c.version)}'
@@ -288,7 +140,7 @@ def _grid(matrix: CoverageMatrix) -> str:
         for row in rows:
             ids = matrix.row_scenarios(row)
             id_text = escape(", ".join(ids)) if ids else "no scenario"
-            cells = "".join(_cell(matrix.cell(row, c), several) for c in matrix.columns)
+            cells = "".join(_cell(matrix.cell(row, c)) for c in matrix.columns)
             parts.append(f'<tr class="row" id="row-{escape(row.id)}" data-section="{escape(section)}">'
                          f'<th class="rowh" scope="row">{escape(row.name)}<span class="ids">{id_text}</span></th>'
                          f"{cells}</tr>")
@@ -301,85 +153,71 @@ def _provider_line(column: Column) -> str:
     return "" if column.provider == NEUTRAL_PROVIDER else f'<span class="mode">{escape(column.provider)}</span>'
 
 
-def _cell(cell: Cell, with_provider: bool) -> str:
-    status = cell.status
-    key = escape(f"{cell.row.id}@{cell.column.id}")
-    attrs = (f'class="cell {_status_class(status)}" data-status="{status}" data-key="{key}" '
-             f"{_column_attrs(cell.column, with_provider)}")
-    general = "" if cell.general is None else f" — {GENERAL_MARK} a general invariant tripped ({LABELS[cell.general]})"
-    tip = escape(f"{LABELS[status]} — {cell.row.name} — {cell.column.label}{general}")
+def _cell(cell: Cell) -> str:
+    glyph = _GLYPH[cell.status]
     if not cell.runs:
-        return f'<td {attrs}><span class="empty" title="{tip}">{_GLYPH[status]}</span></td>'
+        return f'<td class="cell {_status_class(cell.status)}"><span class="empty">{glyph}</span></td>'
     mark = "" if cell.general is None else f'<sup class="general">{GENERAL_MARK}</sup>'
-    return (f'<td {attrs}><details><summary title="{tip}" aria-label="{tip}">{_GLYPH[status]}{mark}</summary>'
-            f"{_panel(cell)}</details></td>")
+    return f'<td class="cell {_status_class(cell.status)}"><details><summary>{glyph}{mark}</summary></details></td>'
 
 
-def _panel(cell: Cell) -> str:
-    parts = [
-        '<div class="panel" role="dialog">',
-        '<button type="button" class="close" aria-label="close">✕</button>',
-        f"<h2>{escape(cell.row.name)}</h2>",
-        f"<p>{escape(cell.row.section)} · <b>{escape(cell.column.label)}</b> · "
-        f'<span class="chip {_status_class(cell.status)}">{escape(LABELS[cell.status])}</span></p>',
-    ]
-    parts += [_run(run, cell) for run in cell.runs]
-    parts.append("</div>")
-    return "".join(parts)
+def page_data(matrix: CoverageMatrix) -> dict[str, Any]:
+    """Everything a panel shows, each thing once: runs by index, each cell as the indices of its runs (with the
+    run's verdict on the row's own requirement and the general invariants it tripped, where it failed), the
+    scenarios' titles and places, what each check enforces, and every reason, message, detail list and diff as an
+    index into `texts` (a known failure's reason and a check's diff repeat over many runs). Cells are keyed
+    ``<row index>@<column index>``, rows and columns in grid order."""
+    runs = matrix.runs()
+    index = {id(run): position for position, run in enumerate(runs)}
+    rows = [row for _, section_rows in matrix.sections() for row in section_rows]
+    cells: dict[str, list[Any]] = {}
+    for r, row in enumerate(rows):
+        for c, column in enumerate(matrix.columns):
+            cell = matrix.cell(row, column)
+            if cell.runs:
+                cells[f"{r}@{c}"] = [_cell_entry(cell, run, index[id(run)]) for run in cell.runs]
+    checks = sorted({check.id for run in runs for check in problem_checks(run)})
+    texts = _Texts()
+    return {
+        "columns": [c.id for c in matrix.columns], "columnLabels": [c.label for c in matrix.columns],
+        "rows": [[row.name, row.section] for row in rows], "labels": dict(LABELS),
+        "scenarios": {s.id: [s.title, f"{display_path(s.path)}:{s.line}" if s.path else ""]
+                      for s in matrix.scenarios.values()},
+        "requirements": {c: f"{requirement(c).text} ({requirement(c).source})" for c in checks},
+        "runs": [_run_entry(run, texts) for run in runs], "cells": cells, "texts": texts.items,
+    }
 
 
-def _attribution(run: ScenarioResult, cell: Cell) -> str:
-    """The run's verdict on this row's own requirement, apart from the general invariants it tripped."""
-    own = cell.own_verdict(run)
-    tripped = cell.general_checks(run)
-    text = (f'<p class="attribution">Row\'s own requirement: <span class="chip {_status_class(own)}">'
-            f"{escape(LABELS[own])}</span>")
-    if tripped:
-        names = ", ".join(sorted({c.id for c in tripped}))
-        text += (f" · {GENERAL_MARK} general invariant tripped: <code>{escape(names)}</code> "
-                 "(not this row's requirement)")
-    return text + "</p>"
+class _Texts:
+    """Each distinct text once; 0 is the empty text."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = [""]
+        self._index: dict[str, int] = {"": 0}
+
+    def __call__(self, text: str) -> int:
+        if text not in self._index:
+            self._index[text] = len(self.items)
+            self.items.append(text)
+        return self._index[text]
 
 
-def _run(run: ScenarioResult, cell: Cell | None = None) -> str:
-    verdict_class = _status_class(run.verdict)
-    where = f"{display_path(run.path)}:{run.line}" if run.path else ""
-    parts = [
-        f'<div class="run" data-scenario="{escape(run.scenario)}">',
-        f'<p><code>{escape(run.scenario)}</code> <span class="chip {verdict_class}">{escape(LABELS[run.verdict])}'
-        f"</span><br>{escape(run.title)}",
-    ]
-    if where:
-        parts.append(f"<br><small>{escape(where)}</small>")
-    parts.append("</p>")
-    if cell is not None and run.verdict in ("fail", "error", "xfail"):
-        parts.append(_attribution(run, cell))
-    if run.reason:
-        parts.append(f"<p><b>Reason:</b> {escape(one_line(run.reason))}</p>")
-    problems = problem_checks(run)
-    if problems:
-        parts.append("<ul>")
-        for check in problems:
-            turn = f" (turn {check.turn})" if check.turn else ""
-            need = requirement(check.id)
-            parts.append(f'<li class="check"><code>{escape(check.id)}</code>{turn} '
-                         f"[{escape(check.verdict)}, {escape(check_scope(check))}]: {escape(check.message)}"
-                         f'<br><small class="enforces">Enforces: {escape(need.text)} ({escape(need.source)})</small>')
-            if len(check.details) > 1:
-                parts.append("<ul>" + "".join(f"<li>{escape(d)}</li>" for d in check.details) + "</ul>")
-            diff = check_diff(check)
-            if diff:
-                parts.append("<pre>" + "\n".join(_diff_line(line) for line in diff) + "</pre>")
-            parts.append("</li>")
-        parts.append("</ul>")
-    parts.append("</div>")
-    return "".join(parts)
+def _cell_entry(cell: Cell, run: ScenarioResult, position: int) -> int | list[Any]:
+    if run.verdict not in ("fail", "error", "xfail", "differs"):
+        return position
+    return [position, cell.own_verdict(run), sorted({c.id for c in cell.general_checks(run)})]
 
 
-def _diff_line(line: str) -> str:
-    kind = "add" if line.startswith("+") and not line.startswith("+++") else \
-        "del" if line.startswith("-") and not line.startswith("---") else ""
-    return f'<span class="{kind}">{escape(line)}</span>' if kind else escape(line)
+def _run_entry(run: ScenarioResult, texts: _Texts) -> list[Any]:
+    """``[scenario, verdict, reason, checks]``, trailing empty parts left out; a check is ``[id, turn, verdict,
+    scope, message, details, diff]``, its texts as indices."""
+    checks = [[c.id, c.turn or 0, c.verdict, check_scope(c), texts(one_line(c.message)),
+               texts("\n".join(c.details) if len(c.details) > 1 else ""), texts("\n".join(check_diff(c)))]
+              for c in problem_checks(run)]
+    entry: list[Any] = [run.scenario, run.verdict, texts(one_line(run.reason)), checks]
+    while len(entry) > 2 and not entry[-1]:
+        entry.pop()
+    return entry
 
 
 def _gaps(matrix: CoverageMatrix) -> str:

@@ -1,12 +1,13 @@
 """Results as JUnit XML: one testcase per scenario × implementation × mode (× version, × provider), spec rows as
 properties.
 
-CI systems show JUnit natively, so each run becomes a testcase named like the pytest items
-(``normal.single-call[reference-streaming]``, ``normal.single-call[agent_framework-streaming-openai-chat]`` over a
-provider's wire) and carries its spec rows as ``spec_row`` properties, as the pytest
-plugin does. Known failures and n/a runs are ``<skipped>`` (with their reason) so they neither fail the CI view
-nor disappear. A separate ``coverage`` testsuite carries the gap analysis and the filtered flag as properties,
-since JUnit has no other place for facts about the run as a whole.
+CI systems show JUnit natively, so each run becomes a testcase, its `time` the run's real duration, named like the
+pytest items (``normal.single-call[reference-streaming]``, ``normal.single-call[agent_framework-streaming-openai-chat]``
+over a provider's wire), carrying its spec rows as ``spec_row`` properties, as the pytest plugin does. Known failures
+and n/a runs are ``<skipped>`` (with their reason) so they neither fail the CI view nor disappear; a ``differs`` run
+(it fails only what the implementation does not claim) passes, with a ``differs`` property and its output saying what
+differs. A separate ``coverage`` testsuite carries the gap analysis and the filtered flag as properties, since JUnit
+has no other place for facts about the run as a whole.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def render_junit(matrix: CoverageMatrix) -> str:
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value
-        suite.set("time", "0")
+        suite.set("time", _seconds(sum(run.seconds for run in column_runs)))
     root.append(_coverage_suite(matrix))
     for key, value in totals.items():
         root.set(key, str(value))
@@ -63,7 +64,7 @@ def _testcase(suite: ET.Element, run: ScenarioResult, *, with_version: bool, kno
     """Adds the run's testcase; returns which counter it bumps (failures, errors, skipped) or ''."""
     params = with_provider([run.implementation, *([run.version] if with_version else []), run.mode], run.provider)
     case = ET.SubElement(suite, "testcase", classname=_text(run.section or "scenarios"),
-                         name=_text(f"{run.scenario}[{'-'.join(params)}]"), time="0")
+                         name=_text(f"{run.scenario}[{'-'.join(params)}]"), time=_seconds(run.seconds))
     if run.path:
         case.set("file", _text(display_path(run.path)))
         case.set("line", str(run.line))
@@ -76,7 +77,11 @@ def _testcase(suite: ET.Element, run: ScenarioResult, *, with_version: bool, kno
                         ("version", run.version), ("mode", run.mode), ("provider", run.provider),
                         ("verdict", run.verdict)):
         ET.SubElement(props, "property", name=name, value=_text(value))
+    for entry in run.entries:
+        ET.SubElement(props, "property", name="entry", value=_text(entry))
     problems = problem_checks(run)
+    for profile in sorted({c.profile or "contract" for c in problems}):
+        ET.SubElement(props, "property", name="failing_profile", value=profile)
     body = "\n".join(_check_text(check_line(c), c.details, tuple(check_diff(c))) for c in problems)
     if run.verdict in ("fail", "error"):
         tag = "failure" if run.verdict == "fail" else "error"
@@ -85,6 +90,14 @@ def _testcase(suite: ET.Element, run: ScenarioResult, *, with_version: bool, kno
         element = ET.SubElement(case, tag, message=_text(message), type=_text(run.verdict))
         element.text = _text("\n".join(filter(None, [f"reason: {run.reason}" if run.reason else "", body])))
         return "failures" if tag == "failure" else "errors"
+    if run.verdict == "differs":
+        # Not a failure: the loop does something the implementation does not claim to do otherwise. A passed
+        # testcase, saying what differs.
+        ET.SubElement(props, "property", name="differs", value=_text("; ".join(check_line(c) for c in problems)
+                                                                     or run.reason or "differs"))
+        out = ET.SubElement(case, "system-out")
+        out.text = _text("\n".join(filter(None, [f"differs: {run.reason}" if run.reason else "differs", body])))
+        return ""
     if run.verdict in ("xfail", "n/a"):
         label = "known failure" if run.verdict == "xfail" else "n/a"
         # apply_baseline already starts its reasons with "known failure:"; do not say it twice.
@@ -94,6 +107,10 @@ def _testcase(suite: ET.Element, run: ScenarioResult, *, with_version: bool, kno
         element.text = _text(body) if body else None
         return "skipped"
     return ""
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.3f}"
 
 
 def _check_text(line: str, details: tuple[str, ...], diff: tuple[str, ...]) -> str:

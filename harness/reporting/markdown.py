@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from harness.reporting.coverage import CELL_STATUSES, LABELS, Cell, Column, CoverageMatrix, run_label
+from harness.reporting.profile_counts import profile_counts
 from harness.reporting.wording import (
     FILTERED_BANNER,
     GAP_TITLES,
@@ -66,6 +67,7 @@ def render_markdown(matrix: CoverageMatrix, *, heading_level: int = 1, title: st
               f"{GENERAL_LEGEND}.", ""]
     if matrix.sources:
         lines += [f"Results: {markdown_text(matrix.sources)}", ""]
+    lines += _profiles(matrix)
 
     header = "| Spec row | " + " | ".join(_column_header(c) for c in matrix.columns) + " | Scenarios |"
     rule = "|---|" + ":---:|" * len(matrix.columns) + "---|"
@@ -150,17 +152,31 @@ def _gaps(matrix: CoverageMatrix, h: str) -> list[str]:
     return lines
 
 
+def _profiles(matrix: CoverageMatrix) -> list[str]:
+    """Per implementation, runs by the profile of their failing checks (`profile_counts`)."""
+    counts = profile_counts(matrix.results)
+    if not counts:
+        return []
+    lines = ["Runs per implementation by the profile of their failing checks (a check without a profile counts as "
+             "contract; differs: the run fails only what the implementation does not claim, never a failure):", "",
+             "| Implementation | safety failures | contract failures | differs | tentative |",
+             "|---|---:|---:|---:|---:|"]
+    lines += [f"| {markdown_text(name)} | {c.safety} | {c.contract} | {c.differs} | {c.tentative} |"
+              for name, c in counts.items()]
+    return [*lines, ""]
+
+
 def _failures(matrix: CoverageMatrix, h: str) -> list[str]:
     items: list[str] = []
     for run in matrix.runs():
-        if run.verdict not in ("fail", "error", "xfail"):
+        if run.verdict not in ("fail", "error", "xfail", "differs"):
             continue
         items.append(f"- {SYMBOLS[run.verdict]} {_link(run.scenario)} — "
                      + markdown_text(run_label(run.implementation, run.version, run.mode, run.provider)))
         if run.reason:
             items.append(f"  - reason: {_short(run.reason)}")
         items += [f"  - {_check_item(check)}" for check in problem_checks(run)]
-    title = "Failures and known failures"
+    title = "Failures, known failures and differences"
     return [f"{h}# {title}", "", *(items or ["None."]), ""]
 
 
@@ -168,7 +184,8 @@ def _check_item(check: CheckResult) -> str:
     """`check_line`'s wording, the check's message escaped (it quotes scenario and implementation text)."""
     where = f" (turn {check.turn})" if check.turn else ""
     message = _short(check.message) if check.message.strip() else ""
-    return (f"{markdown_text(check.id)}{where} [{check.verdict}, {check_scope(check)}]"
+    profile = f", {check.profile}" if check.profile else ""
+    return (f"{markdown_text(check.id)}{where} [{check.verdict}, {check_scope(check)}{profile}]"
             + (f": {message}" if message else ""))
 
 

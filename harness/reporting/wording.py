@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from harness.bundled import BUNDLED_SCENARIOS
 from harness.reporting.coverage import CellStatus, CoverageMatrix
 from harness.requirements import requirement
 from harness.results import CheckResult, ScenarioResult
@@ -56,8 +57,9 @@ def headline(matrix: CoverageMatrix) -> str:
 
 
 def problem_checks(run: ScenarioResult) -> list[CheckResult]:
-    """The checks that explain a run's verdict: failed, erroring or known-failing ones."""
-    return [check for check in run.checks if check.verdict in ("fail", "error", "xfail")]
+    """The checks that explain a run's verdict: failed, erroring, known-failing or differing ones (every check
+    that neither passed nor was n/a: in a `differs` run, what the loop does instead of what it does not claim)."""
+    return [check for check in run.checks if check.verdict not in ("pass", "n/a")]
 
 
 def check_line(check: CheckResult) -> str:
@@ -71,12 +73,18 @@ def one_line(text: str) -> str:
 
 
 def display_path(path: str) -> str:
-    """A scenario path relative to the working directory when it lies below it: CI runners' absolute checkout
-    paths say nothing to a reader and differ between machines."""
+    """A scenario's path as reports and results files give it, never a machine's absolute path: relative to the
+    working directory when it lies below it (a checkout's `scenarios/normal/single-call.yaml`), else relative to the
+    folder holding the scenario root (the bundled suite's `scenarios/...`, wherever the package is installed), else
+    the file with its folder. CI runners' absolute checkout paths say nothing to a reader and differ between
+    machines, and a committed file must not carry them."""
     if not path:
         return ""
     candidate = Path(path)
-    try:
-        return candidate.resolve().relative_to(Path.cwd().resolve()).as_posix() if candidate.is_absolute() else path
-    except ValueError:
-        return path
+    if not candidate.is_absolute():
+        return candidate.as_posix()
+    resolved = candidate.resolve()
+    for root in (Path.cwd().resolve(), BUNDLED_SCENARIOS.resolve().parent):
+        if resolved.is_relative_to(root):
+            return resolved.relative_to(root).as_posix()
+    return f"{resolved.parent.name}/{resolved.name}"

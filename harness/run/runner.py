@@ -7,6 +7,7 @@ import functools
 import importlib.metadata
 import json
 import re
+import time
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -295,6 +296,16 @@ def _script(record: RunRecord) -> CheckResult:
 async def run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
                        turn_timeout: float = TURN_TIMEOUT_SECONDS,
                        observer: RunObserver | None = None, dialect: Dialect = "neutral") -> ScenarioResult:
+    """`_run_scenario`, with how long it took (`ScenarioResult.seconds`, reported as JUnit's `time`)."""
+    started = time.perf_counter()
+    result = await _run_scenario(scenario, adapter, mode, turn_timeout=turn_timeout, observer=observer,
+                                 dialect=dialect)
+    return replace(result, seconds=round(time.perf_counter() - started, 3))
+
+
+async def _run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
+                        turn_timeout: float = TURN_TIMEOUT_SECONDS,
+                        observer: RunObserver | None = None, dialect: Dialect = "neutral") -> ScenarioResult:
     """Run and judge one scenario × implementation × mode × provider. Never raises for the loop's misbehaviour.
 
     `turn_timeout` bounds each turn and `close()` for loops that hang while awaiting; a loop that never awaits

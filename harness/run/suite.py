@@ -25,6 +25,7 @@ from harness.run.isolation import (
     probe,
     run_requests,
 )
+from harness.run.registry import is_reference
 from harness.run.runner import TURN_TIMEOUT_SECONDS, run_scenario
 from harness.scenario.loader import load_many
 from harness.scenario.model import Scenario
@@ -100,6 +101,8 @@ def run_isolated_suite(implementations: Sequence[str], paths: Sequence[Path] = (
         run.unavailable = [f"{p.implementation}: {p.unavailable}" for p in probed if p.unavailable is not None]
         present = [p for p in probed if p.unavailable is None]
         identities = {p.implementation: (p.name or p.implementation, p.version) for p in present}
+        # How to name again an implementation asked for as `module:factory` (its results carry its adapter's name).
+        run.references = {name: reference for reference, (name, _) in identities.items() if is_reference(reference)}
         # A broken adapter's dialects are unknown: it gets its error results wherever it was asked to run.
         over = {p.implementation: selected_dialects(p.dialects, providers) if p.broken is None
                 else tuple(providers or ("neutral",)) for p in present}
@@ -145,3 +148,4 @@ def run_isolated_suite(implementations: Sequence[str], paths: Sequence[Path] = (
 class IsolatedSuiteRun(SuiteRun):
     unavailable: list[str] = field(default_factory=lambda: [])  # implementations whose extra is not installed
     unsupported: list[str] = field(default_factory=lambda: [])  # asked providers an implementation does not declare
+    references: dict[str, str] = field(default_factory=lambda: {})  # adapter name -> the `module:factory` asked for

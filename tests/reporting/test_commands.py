@@ -10,7 +10,7 @@ from typing import Any
 
 from requirements_helper import SPEC_MISSING, require
 
-from harness.reporting.commands import append_step_summary, load_rows, report_command, write_reports
+from harness.reporting.commands import append_step_summary, load_rows, report_command
 from harness.reporting.documents import ResultsDocument
 from harness.scenario.spec_rows import SPEC_ROWS
 
@@ -31,7 +31,8 @@ def test_report_writes_all_four_formats_from_several_versions(tmp_path: Path) ->
     out = io.StringIO()
     assert report_command([old, new], tmp_path / "reports", stdout=out) == 0
     names = sorted(p.name for p in (tmp_path / "reports").iterdir())
-    assert names == ["coverage.html", "coverage.json", "coverage.md", "invariants.html", "invariants.md", "junit.xml"]
+    assert names == ["coverage.html", "coverage.json", "coverage.md", "invariants.html", "invariants.md", "junit.xml",
+                       "spec-matrix.md"]
     data = json.loads((tmp_path / "reports" / "coverage.json").read_text())
     assert [c["id"] for c in data["columns"]] == ["af/1.12.0/non-streaming", "af/1.12.0/streaming",
                                                   "af/1.13.0/non-streaming", "af/1.13.0/streaming"]
@@ -69,9 +70,14 @@ def test_a_broken_results_file_is_an_error(tmp_path: Path) -> None:
     assert "results[0]" in err.getvalue()
 
 
-def test_markdown_goes_to_the_github_step_summary_only_on_github(tmp_path: Path) -> None:
-    written = write_reports(ResultsDocument((), filtered=True), tmp_path / "r")
-    assert append_step_summary(written["markdown"], env={}) is None
+def test_the_job_summary_goes_to_the_github_step_summary_only_on_github(tmp_path: Path) -> None:
+    document = ResultsDocument((), filtered=True)
+    assert append_step_summary(document, env={}) is None
     summary = tmp_path / "summary.md"
-    assert append_step_summary(written["markdown"], env={"GITHUB_STEP_SUMMARY": str(summary)}) == summary
-    assert summary.read_text().startswith("# Spec coverage\n\n> ⚠️ **Filtered run")
+    summary.write_text("earlier step\n")
+    env = {"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_SERVER_URL": "https://github.com",
+           "GITHUB_REPOSITORY": "o/r", "GITHUB_RUN_ID": "7"}
+    assert append_step_summary(document, env=env) == summary
+    text = summary.read_text()
+    assert text.startswith("earlier step\n## Loop conformance\n")  # appended: other steps' summaries stay
+    assert text.rstrip().endswith("https://github.com/o/r/actions/runs/7#artifacts")

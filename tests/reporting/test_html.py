@@ -7,6 +7,8 @@ tests drive it by loading `coverage.html#verdict=fail&…` and read the DOM Chro
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -115,11 +117,14 @@ def test_the_page_is_self_contained_and_escapes_its_content(tmp_path: Path) -> N
     assert "@import" not in html
     assert "http://" not in html
     assert "https://" not in html
-    assert "missing &lt;b&gt;here&lt;/b&gt;" in html
-    assert "<b>here</b>" not in html
+    assert "<b>here</b>" not in html  # the message sits in the page's data, its markup escaped
+    data = json.loads(html.split('<script type="application/json" id="data">')[1].split("</script>")[0])
+    assert "approval request missing <b>here</b>" in data["texts"]
     assert html.count('<td class="cell') == len(SPEC_ROWS) * COLUMNS
-    # Details are in the page itself, one click (a <details>) away, even without JavaScript.
-    assert html.count("<details><summary title=") == 10  # every cell with runs
+    # A cell with runs is a <details> whose panel the script draws from the data when it is opened.
+    assert len(re.findall(r'<td class="cell [^"]+"><details><summary>', html)) == 10  # every cell with runs
+    assert len(data["cells"]) == 10
+    assert len(data["runs"]) == len(DOC["results"])  # each run once, however many cells it sits in
 
 
 def test_the_grid_renders_in_a_real_browser(tmp_path: Path) -> None:

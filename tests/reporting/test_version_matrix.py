@@ -4,6 +4,7 @@ releases."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +34,8 @@ def test_each_implementation_gets_its_own_table_and_verdicts_never_mix(tmp_path:
         "## agent_framework_stateless (1.19.0 – 1.20.0)\n")
     assert "| Approved non-streaming resume | ✅ ✅ | ✅ ✅ |" in session_table
     assert "| Approved non-streaming resume | ✅ ✅ | ❌ ❌ |" in stateless_table
-    assert "never executed" in stateless_table
-    assert "never executed" not in session_table
+    assert "approval.approved-resume.caller-history: approved-once" in stateless_table
+    assert "approved-once" not in session_table
     tables = json.loads(render_json(by_implementation))["implementations"]
     assert tables["agent_framework"]["versions"] == ["1.19.0", "1.20.0"]
     cell = tables["agent_framework_stateless"]["rows"]
@@ -128,10 +129,35 @@ def test_a_baseline_given_to_the_matrix_judges_every_stored_run_again(tmp_path: 
                          checks=["approved-once"], modes=["non-streaming"], versions_from="1.20.0",
                          reason="The approved call never runs without a session (a made-up entry of this test).",
                          reproduction="repro/none.py")
-    stored = load_results([path])["agent_framework"]["1.20.0"]
-    assert [r["verdict"] for r in stored] == ["fail", "xfail"]
-    judged = load_results([path], [entry])["agent_framework"]["1.20.0"]
-    assert [r["verdict"] for r in judged] == ["xfail", "fail"]
-    assert [c["verdict"] for c in judged[0]["checks"]] == ["pass", "xfail"]
-    assert judged[1]["reason"] == ""
+    stored = load_results([path])["agent_framework"]["1.20.0"].runs
+    assert [r.verdict for r in stored] == ["fail", "xfail"]
+    judged = load_results([path], [entry])["agent_framework"]["1.20.0"].runs
+    assert [r.verdict for r in judged] == ["xfail", "fail"]
+    assert [c.verdict for c in judged[0].checks] == ["pass", "xfail"]
+    assert judged[1].reason == ""
     assert "| Approved non-streaming resume | ⚠️ · |" in render_markdown(load_results([path], [entry]))
+
+
+def test_everything_from_results_and_the_baseline_comes_out_inert(tmp_path: Path) -> None:
+    """Names, releases, check ids and reasons are escaped as in the other Markdown: no HTML, link or heading."""
+    from harness.reporting.baseline import KnownFailure
+
+    impl = "evil<img src=x onerror=alert(1)>"
+    runs = [run("normal.single-call", ["Single non-streaming call"], impl=impl, mode=mode,
+                version="1.0\n# Injected heading", verdict="fail" if mode == "streaming" else "xfail",
+                checks=[check("completes"), check("x<script>alert(1)</script>", "fail", "\n## also injected")])
+            for mode in ("non-streaming", "streaming")]
+    path = tmp_path / "1.0.json"
+    path.write_text(json.dumps(document(runs)), encoding="utf-8")
+    entry = KnownFailure(scenario="normal.single-call", implementation=impl, checks=["x<script>alert(1)</script>"],
+                         modes=["non-streaming"], reason="[click me](javascript:alert(1)) <script>alert(2)</script>"
+                                                         "\n# A heading from a reason", reproduction="repro/x.py")
+    text = render_markdown(load_results([path], [entry]), packages={impl: "pkg<b>"})
+    for raw in ("<img", "<script>", "<b>"):
+        assert raw not in text
+    assert not re.search(r"(?<!\\)\]\(javascript:", text)  # an escaped `\](` makes no link
+    injected = ("# Injected", "## also injected", "# A heading")
+    assert not [line for line in text.splitlines() if line.lstrip().startswith(injected)]  # no heading of their own
+    assert "## evil&lt;img src=x onerror=alert(1)&gt; (pkg&lt;b&gt; 1.0 # Injected heading)" in text
+    assert "  - [click me\\](javascript:alert(1)) &lt;script&gt;alert(2)&lt;/script&gt; # A heading from a reason" \
+           " Reproduction: repro/x.py" in text
