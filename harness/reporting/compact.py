@@ -40,6 +40,7 @@ from harness.reporting.documents import (
     parse_profile,
     parse_verdict,
 )
+from harness.requirements import profile_of, requirement
 from harness.results import NEUTRAL_PROVIDER, CheckResult, ScenarioResult
 
 # Verdicts of a check that a run "judged and did not fail": kept as sets of ids, not one by one.
@@ -148,8 +149,11 @@ def _failing(run: ScenarioResult) -> list[Any]:
         if check.verdict in _QUIET:
             continue
         encoded: list[Any] = [check.id, check.verdict]
-        if check.profile is not None or check.cites:
-            encoded += [check.profile, *check.cites]
+        # A full file written before profiles tells some profiles by their message only (`profile_of`): they are
+        # resolved here, while the message is at hand, and kept where they differ from the check's usual one.
+        profile = profile_of(check)
+        if check.profile is not None or check.cites or profile != requirement(check.id).profile:
+            encoded += [profile, *check.cites]
         plain = len(encoded) == 2 and check.verdict == run.verdict
         seen.setdefault(tuple(encoded), check.id if plain else encoded)
     return list(seen.values())
