@@ -1,4 +1,5 @@
-"""The package layout's import rules (README, "Development"): a module that imports across a boundary fails here."""
+"""The package layout's import rules (docs/development.md, "Layout"): a module that imports across a boundary fails
+here."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ from harness.reporting.baseline import release_key  # noqa: E402
 
 NOX = ROOT / ".nox"
 # The defaults were sized for 44 runs (58 since agent_framework_ag_ui runs from ag-ui 1.0.0rc7) in about 40 minutes
-# on a shared 2-core machine; see README "Fuzzing".
+# on a shared 2-core machine; see docs/how-to/fuzz.md ("Over every release").
 DEFAULT_EXAMPLES = 6
 DEFAULT_SEED = 16
 DEFAULT_MAX_FINDINGS = 1
