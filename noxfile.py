@@ -8,6 +8,10 @@ nox.options.sessions = ["tests", "lint", "typing", "conformance"]
 nox.options.reuse_existing_virtualenvs = True
 
 PYTHON = "3.11"
+# Every Python the package claims (requires-python >= 3.11, the classifiers): the floor and each newer release.
+# `nox -s tests_python` runs all three; CI runs the oldest and the newest (`nox -s tests_python-3.11 tests_python-3.13`)
+# where both interpreters are installed (nox finds python3.X on PATH, e.g. from pyenv or the deadsnakes packages).
+PYTHONS = ["3.11", "3.12", "3.13"]
 # Every optional dependency the suite runs over (the wire providers, the hosting server, the other frameworks).
 EXTRAS = ".[agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents]"
 EXTRAS_TEST = ".[test,power,agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents]"
@@ -16,6 +20,14 @@ EXTRAS_TEST = ".[test,power,agent-framework,providers,foundry-hosting,ag-ui,pyda
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """The harness's own tests plus every bundled scenario on every installed implementation."""
+    session.install("-e", EXTRAS_TEST, "-c", "constraints/latest.txt")
+    session.run("python", "-m", "pytest", "-n", "auto", *session.posargs)
+
+
+@nox.session(python=PYTHONS)
+def tests_python(session: nox.Session) -> None:
+    """The same tests on each supported Python, in a fresh environment per version; arguments go to pytest
+    (`nox -s tests_python-3.13 -- tests/test_cli.py`)."""
     session.install("-e", EXTRAS_TEST, "-c", "constraints/latest.txt")
     session.run("python", "-m", "pytest", "-n", "auto", *session.posargs)
 

@@ -4,34 +4,27 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from harness.contract import DIALECTS, MODES, Dialect, Mode
-from harness.errors import HarnessError, UnknownImplementationError
+from harness.contract import DIALECTS, MODES
+from harness.errors import HarnessError
+from harness.exit_codes import ExitCode, exit_code_table
+from harness.fuzz.options import add_fuzz_parser
 from harness.power.cli import POWER_COMMANDS, add_power_commands, run_power_command
-from harness.reporting.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, load_baseline
-from harness.reporting.commands import (
-    SpecFileError,
-    append_step_summary,
-    diff_command,
-    gate_command,
-    load_rows,
-    report_command,
-    write_reports,
-)
-from harness.reporting.documents import ResultsDocument
-from harness.reporting.json_report import write_json
-from harness.reporting.progress import RunProgress
+from harness.reporting.baseline import load_baseline
+from harness.reporting.baseline_stub import render_stub
+from harness.reporting.commands import diff_command, gate_command, report_command
+from harness.reporting.documents import ResultsFileError, combine, load_results_document
 from harness.reporting.spec_view import SUMMARY_LIMIT
-from harness.reporting.text import render_failure, render_summary
 from harness.reporting.version_matrix import load_results, render_json, render_markdown
-from harness.results import ScenarioResult
+from harness.run.command import run_command
 from harness.run.isolation import RUN_TIMEOUT_SECONDS, WorkerPool, probe
-from harness.run.registry import check_known, implementation_names
-from harness.run.runner import TURN_TIMEOUT_SECONDS
-from harness.run.suite import BUNDLED_SCENARIOS, run_isolated_suite
+from harness.run.registry import implementation_names
+from harness.scenario.loader import discover, load_many
 from harness.scenario.schema import ScenarioSpec
 
 DESCRIPTION = """\
@@ -46,11 +39,16 @@ examples:
                                             every provider each implementation supports
   loop-conformance run --impl reference -v  one implementation, failures in full detail
   loop-conformance gate --baseline baselines/known-failures.yaml results.json
-  loop-conformance COMMAND --help           what one command does and every option it takes"""
+  loop-conformance check scenarios/         validate scenario files only (e.g. in pre-commit)
+  loop-conformance COMMAND --help           what one command does and every option it takes
+
+exit codes:
+"""
 
 RUN_EXAMPLES = """\
-Exits 0 when every run passes (or is a known failure or n/a), 1 when any fails or errors,
-2 on a usage error: an unknown implementation, an unreadable baseline or spec file.
+Exits 0 when every run passes (or is xfail, differs or n/a), 1 when any fails or errors, 2 on a usage
+error (an unknown implementation, an unreadable baseline or spec file), 5 when nothing ran or an
+implementation named with --impl is not installed. 'loop-conformance --help' lists every exit code.
 
 examples:
   loop-conformance run --json results.json
@@ -76,12 +74,32 @@ example:
       --package agent_framework=agent-framework-core --baseline baselines/known-failures.yaml \\
       --markdown results/version-matrix.md --json results/version-matrix.json"""
 
+CHECK_EXAMPLES = """\
+Exits 0 when every file loads, 1 when any is broken (each problem printed as path:line:col), 5 when
+no scenario file was found.
+
+examples:
+  loop-conformance check scenarios/
+  loop-conformance check my-scenarios/approval/resume.yaml"""
+
+STUB_EXAMPLES = """\
+example:
+  loop-conformance run --impl my_loop --no-baseline --json results.json
+  loop-conformance baseline-stub results.json > baselines/my-loop.yaml   then edit every TODO"""
+
+# The scenario format's version: the last part of the schema's $id. It changes when a valid scenario file stops
+# being valid (a key removed or narrowed), not with every release of the package.
+SCENARIO_FORMAT_VERSION = 1
+SCHEMA_ID = f"https://github.com/loop-conformance/loop-conformance/schemas/scenario/v{SCENARIO_FORMAT_VERSION}.json"
+
 _FORMAT = argparse.RawDescriptionHelpFormatter  # descriptions and examples keep their line breaks
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="loop-conformance", description=DESCRIPTION, epilog=EXAMPLES,
-                                     formatter_class=_FORMAT)
+    parser = argparse.ArgumentParser(prog="loop-conformance", description=DESCRIPTION,
+                                     epilog=EXAMPLES + exit_code_table(), formatter_class=_FORMAT)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}",
+                        help="print the installed version and exit")
     commands = parser.add_subparsers(dest="command", required=True, title="commands", metavar="COMMAND")
     run = commands.add_parser(
         "run", help="run scenarios against implementations, print failures and a summary, write reports",
@@ -123,9 +141,11 @@ def _parser() -> argparse.ArgumentParser:
                           f"(default: {RUN_TIMEOUT_SECONDS:g})")
     output = run.add_mutually_exclusive_group()
     output.add_argument("-v", "--verbose", action="count", default=0,
-                        help="show each failure in full: every problem, whole diffs, expected and actual values")
+                        help="show each failure in full (every problem, whole diffs, expected and actual values) and "
+                             "why each n/a run is n/a")
     output.add_argument("-q", "--quiet", action="store_true",
-                        help="print only the summary and errors: no progress, no failure details")
+                        help="print only the summary, one line per failing run and errors: no progress, no failure "
+                             "details")
     report = commands.add_parser(
         "report", help="coverage reports (Markdown, HTML, JSON, JUnit) from saved results files",
         description="Write the coverage reports, as 'run' does, from results files saved by 'run --json';\n"
@@ -181,11 +201,24 @@ def _parser() -> argparse.ArgumentParser:
                              "verdicts stored when it was swept")
     matrix.add_argument("--markdown", type=Path, required=True, metavar="FILE", help="write the Markdown table here")
     matrix.add_argument("--json", type=Path, required=True, metavar="FILE", help="write the JSON form here")
-    _add_fuzz(commands)
+    add_fuzz_parser(commands)
     add_power_commands(commands)
     commands.add_parser("schema", help="print the JSON Schema of scenario files",
                         description="Print the JSON Schema of scenario files, e.g. for an editor's YAML language "
-                                    "server.")
+                                    f"server. Its $id names the scenario format's version: {SCHEMA_ID}")
+    check = commands.add_parser(
+        "check", help="validate scenario files without running them (for editors and pre-commit)",
+        description="Load each scenario file as 'run' would (YAML, schema, references between its parts, unique\n"
+                    "ids) and print every problem as path:line:col; run nothing.", epilog=CHECK_EXAMPLES,
+        formatter_class=_FORMAT)
+    check.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="scenario file, or folder searched for them")
+    stub = commands.add_parser(
+        "baseline-stub", help="print known-failure entries for the failing runs of results files, to edit",
+        description="Print a baseline (known_failures YAML) with one entry per defect the failing runs of the\n"
+                    "results files show: scenario, implementation, checks, modes, providers and release filled in,\n"
+                    "the reason and the reproduction left as TODO for you to write.", epilog=STUB_EXAMPLES,
+        formatter_class=_FORMAT)
+    stub.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="results file written by 'run --json'")
     commands.add_parser("list", help="list the installed implementations, by the names --impl takes",
                         description="List the installed implementations, one a line: the name 'run --impl' takes,\n"
                                     "then the providers it runs over (the values 'run --provider' takes), or why it\n"
@@ -194,65 +227,120 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    """The command line: parses `argv` (default: sys.argv), runs the command, returns the exit status."""
     try:
-        return _dispatch(args)
+        args = _parser().parse_args(argv)
+        status = _dispatch(args)
+        sys.stdout.flush()  # a closed pipe shows here, where it is handled, not at interpreter exit
+        return status
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except BrokenPipeError:  # the reader went away (`schema | head`): stop quietly, as a shell tool does
+        _silence_stdout()
+        return ExitCode.BROKEN_PIPE
     except OSError as error:  # an unwritable report folder, an unreadable results file: the user's to fix
         where = f" {error.filename}" if error.filename else ""
         print(f"error: cannot use{where}: {error.strerror or error}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE_ERROR
     except HarnessError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE_ERROR
+
+
+def package_version() -> str:
+    """The installed distribution's version, or that of the source tree when run from a checkout."""
+    try:
+        return version("loop-conformance")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def scenario_schema() -> dict[str, object]:
+    """The JSON Schema of scenario files, with its dialect and the scenario format's versioned $id."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
+            **ScenarioSpec.model_json_schema(by_alias=True)}
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush at exit cannot fail on the closed pipe again."""
+    with open(os.devnull, "w") as devnull:  # noqa: PTH123 - a descriptor to duplicate, not a path to read
+        os.dup2(devnull.fileno(), sys.stdout.fileno())
 
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "schema":
-        print(json.dumps(ScenarioSpec.model_json_schema(by_alias=True), indent=2))
-        return 0
+        print(json.dumps(scenario_schema(), indent=2))
+        return ExitCode.OK
     if args.command == "report":
-        if args.out is None and args.step_summary is None:
-            print("error: report needs --out DIR, --step-summary FILE or both", file=sys.stderr)
-            return 2
-        return report_command(args.results, args.out, args.spec, by_scenario=args.by_scenario,
-                              matrix_only=args.matrix_only, step_summary=args.step_summary,
-                              summary_limit=args.summary_limit, artifact=args.artifact)
+        return _report(args)
+    if args.command == "check":
+        return _check(args.paths)
+    if args.command == "baseline-stub":
+        return _baseline_stub(args.results)
     if args.command == "gate":
         return gate_command(args.results, args.baseline)
     if args.command == "diff":
         return diff_command(args.old, args.new)
     if args.command == "version-matrix":
-        known = load_baseline(args.baseline).known_failures if args.baseline is not None else None
-        by_implementation = load_results(args.results, known)
-        packages = dict(args.package)
-        args.markdown.write_text(render_markdown(by_implementation, packages=packages), encoding="utf-8")
-        args.json.write_text(render_json(by_implementation, packages=packages), encoding="utf-8")
-        releases = len({v for by_version in by_implementation.values() for v in by_version})
-        print(f"version matrix of {len(by_implementation)} implementation(s) over {releases} releases written to "
-              f"{args.markdown} and {args.json}")
-        return 0
+        return _version_matrix(args)
     if args.command == "list":
         return _list()
     if args.command == "fuzz":
-        if getattr(args, "missing_fuzz_extra", False):
-            print("error: fuzzing needs Hypothesis: pip install 'loop-conformance[fuzz]'", file=sys.stderr)
-            return 2
-        from harness.fuzz.command import fuzz_command  # needs Hypothesis: imported only when fuzzing
-
+        try:
+            from harness.fuzz.command import fuzz_command  # needs Hypothesis: imported only when fuzzing
+        except ImportError as error:
+            print(f"error: fuzzing needs Hypothesis ({error}): pip install 'loop-conformance[fuzz]'", file=sys.stderr)
+            return ExitCode.USAGE_ERROR
         return fuzz_command(args)
     if args.command in POWER_COMMANDS:
         return run_power_command(args)
-    return _run(args)
+    return run_command(args)
 
 
-def _add_fuzz(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+def _report(args: argparse.Namespace) -> int:
+    if args.out is None and args.step_summary is None:
+        print("error: report needs --out DIR, --step-summary FILE or both", file=sys.stderr)
+        return ExitCode.USAGE_ERROR
+    return report_command(args.results, args.out, args.spec, by_scenario=args.by_scenario,
+                          matrix_only=args.matrix_only, step_summary=args.step_summary,
+                          summary_limit=args.summary_limit, artifact=args.artifact)
+
+
+def _check(paths: Sequence[Path]) -> int:
+    """Load every scenario file under `paths`, print each broken file's problems; run nothing."""
+    files = discover(paths)
+    if not files:
+        print(f"error: no scenario files (*.yaml, *.yml) under {', '.join(map(str, paths))}", file=sys.stderr)
+        return ExitCode.NOTHING_RAN
+    scenarios, errors = load_many(files)
+    for error in errors:
+        print(error.render(), file=sys.stderr)
+    broken = len({error.path for error in errors})
+    print(f"checked {len(files)} scenario file(s): {len(scenarios)} valid, {broken} broken")
+    return ExitCode.FAILED if errors else ExitCode.OK
+
+
+def _baseline_stub(results: Sequence[Path]) -> int:
     try:
-        from harness.fuzz.command import add_fuzz_parser
-    except ImportError:  # the fuzz extra (Hypothesis) is not installed: the command says how to get it
-        fuzz = commands.add_parser("fuzz", help="property-based testing (needs: pip install 'loop-conformance[fuzz]')")
-        fuzz.set_defaults(missing_fuzz_extra=True)
-        return
-    add_fuzz_parser(commands)
+        document = combine([load_results_document(path) for path in results])
+    except ResultsFileError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return ExitCode.USAGE_ERROR
+    print(render_stub(document.results), end="")
+    return ExitCode.OK
+
+
+def _version_matrix(args: argparse.Namespace) -> int:
+    known = load_baseline(args.baseline).known_failures if args.baseline is not None else None
+    by_implementation = load_results(args.results, known)
+    packages = dict(args.package)
+    args.markdown.write_text(render_markdown(by_implementation, packages=packages), encoding="utf-8")
+    args.json.write_text(render_json(by_implementation, packages=packages), encoding="utf-8")
+    releases = len({v for by_version in by_implementation.values() for v in by_version})
+    print(f"version matrix of {len(by_implementation)} implementation(s) over {releases} releases written to "
+          f"{args.markdown} and {args.json}")
+    return ExitCode.OK
 
 
 def _list() -> int:
@@ -268,7 +356,7 @@ def _list() -> int:
             print(f"{outcome.implementation:<{width}}  broken: {outcome.broken}")
         else:
             print(f"{outcome.implementation:<{width}}  providers: {', '.join(outcome.dialects)}")
-    return 0
+    return ExitCode.OK
 
 
 def _package(text: str) -> tuple[str, str]:
@@ -292,74 +380,6 @@ def _positive_float(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
     return value
-
-
-def _run(args: argparse.Namespace) -> int:
-    try:
-        for name in args.impl:
-            check_known(name)
-    except UnknownImplementationError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    names: list[str] = list(dict.fromkeys(args.impl)) or implementation_names()
-    modes: tuple[Mode, ...] = (args.mode,) if args.mode else MODES
-    providers: list[Dialect] | None = list(dict.fromkeys(args.provider)) or None
-    paths: list[Path] = args.scenarios or [BUNDLED_SCENARIOS]
-    try:
-        known = _known_failures(args)
-        rows = load_rows(args.spec)
-    except (BaselineError, SpecFileError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    progress = RunProgress(quiet=args.quiet)
-    try:
-        suite = run_isolated_suite(names, paths, modes, known, providers=providers, jobs=args.jobs,
-                                   profiles=args.profile,
-                                   run_timeout=args.timeout,
-                                   turn_timeout=min(TURN_TIMEOUT_SECONDS, args.timeout), on_result=progress.advance,
-                                   on_total=progress.start)
-    finally:
-        progress.finish()
-    for note in (*suite.unavailable, *suite.unsupported):
-        print(f"note: {note}", file=sys.stderr)
-    for error in suite.file_errors:
-        print(error.render(), file=sys.stderr)
-    if not args.quiet:
-        _print_failures(suite.results, verbose=args.verbose >= 1)
-    filtered = bool(args.impl or args.mode or args.scenarios or args.provider)
-    print(render_summary(suite.results))
-    if filtered:
-        print("(filtered run: not every implementation, mode, provider or scenario was selected)")
-    if args.json:
-        write_json(args.json, suite.results, filtered=filtered, references=suite.references)
-        _say(args, f"results written to {args.json}")
-    if not args.no_reports:
-        document = ResultsDocument(tuple(suite.results), filtered, references=suite.references)
-        written = write_reports(document, args.reports, rows)
-        append_step_summary(document, rows)
-        _say(args, f"coverage reports written to {args.reports}/ ({', '.join(p.name for p in written.values())})")
-    return 1 if any(r.verdict in ("fail", "error") for r in suite.results) else 0
-
-
-def _print_failures(results: Sequence[ScenarioResult], *, verbose: bool) -> None:
-    """Each failing or erroring run in detail (malformed scenario files were printed as compiler errors)."""
-    for result in results:
-        if result.verdict in ("fail", "error") and result.checks and result.checks[0].id != "scenario-file":
-            print(render_failure(result, verbose=verbose, verbose_flag="-v"))
-            print()
-
-
-def _say(args: argparse.Namespace, text: str) -> None:
-    """A note on what the run wrote; --quiet leaves only the summary and errors."""
-    if not args.quiet:
-        print(text)
-
-
-def _known_failures(args: argparse.Namespace) -> list[KnownFailure]:
-    if args.no_baseline:
-        return []
-    path: Path | None = args.baseline or (BUNDLED_BASELINE if BUNDLED_BASELINE.exists() else None)
-    return list(load_baseline(path).known_failures) if path is not None else []
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ def test_run_passes_and_writes_json(tmp_path: Path, capsys: pytest.CaptureFixtur
     reports = str(tmp_path / "reports")
     assert main(["run", "--impl", "reference", "--scenarios", str(root), "--json", str(out), "--reports", reports]) == 0
     printed = capsys.readouterr().out
-    assert "normal       2      0      0      0      0" in printed
+    assert "normal       2      0      0      0        0      0" in printed
     document = json.loads(out.read_text())
     results = document["results"]
     assert {(r["implementation"], r["mode"], r["verdict"]) for r in results} == {
@@ -48,7 +48,7 @@ def test_run_fails_with_details_when_an_expectation_breaks(tmp_path: Path, capsy
     assert main(args) == 1
     printed = capsys.readouterr().out
     assert "FAIL normal.single-call [reference, non-streaming]" in printed
-    assert "turn 1 (line 15), check expect.model-calls: 2 model calls, expected 3" in printed
+    assert "single-call.yaml:35:7: turn 1, check expect.model-calls: 2 model calls, expected 3" in printed
 
 
 def test_malformed_file_is_reported_and_the_rest_still_runs(tmp_path: Path,
@@ -58,7 +58,7 @@ def test_malformed_file_is_reported_and_the_rest_still_runs(tmp_path: Path,
     assert main(["run", "--impl", "reference", "--scenarios", str(root), "--no-reports"]) == 1
     captured = capsys.readouterr()
     assert "bad.yaml:4:8: error[wrong-type]: turns: Input should be a valid list" in captured.err
-    assert "normal       2      0      2      0      0" in captured.out
+    assert "normal       2      0      2      0        0      0" in captured.out
 
 
 def test_unknown_implementation_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
@@ -127,10 +127,13 @@ def test_progress_is_a_few_plain_lines_off_a_terminal_and_quiet_prints_only_the_
     assert main([*args, "-q"]) == 1
     captured = capsys.readouterr()
     assert captured.out.splitlines() == [
-        "section   pass   fail  error  xfail    n/a",
-        "normal       0      2      0      0      0",
-        "total        0      2      0      0      0",
+        "section   pass   fail  error  xfail  differs    n/a",
+        "normal       0      2      0      0        0      0",
+        "total        0      2      0      0        0      0",
         "(filtered run: not every implementation, mode, provider or scenario was selected)",
+        "1 failing (scenario × implementation × provider, modes merged):",
+        "FAIL normal.single-call [reference, non-streaming + streaming] expect.model-calls: 2 model calls, expected 3 "
+        f"({root / 'normal' / 'single-call.yaml'}:35:7)",
     ]
     assert captured.err == ""
     assert (tmp_path / "reports" / "coverage.md").exists()
@@ -154,7 +157,7 @@ def test_every_command_and_argument_has_a_plain_description() -> None:
     [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     listed = {action.dest: action.help for action in commands._choices_actions}
     assert set(listed) == {"run", "report", "gate", "diff", "version-matrix", "schema", "list", "fuzz", "mutate",
-                           "coverage", "affected-rows"}
+                           "coverage", "affected-rows", "check", "baseline-stub"}
     for name, command in _commands().items():
         assert listed[name], f"{name} has no one-line help"
         assert command.description, f"{name} --help has no description"

@@ -108,7 +108,8 @@ def test_fakes_know_no_implementation_and_no_engine() -> None:
 
 
 def test_reporting_reads_results_not_implementations() -> None:
-    allowed = (*VALUE_MODEL, "harness.reporting", "harness.scenario.spec_rows")
+    # The scenario format answers two questions of reports: the spec's rows, and where an expectation sits in a file.
+    allowed = (*VALUE_MODEL, "harness.reporting", "harness.scenario.spec_rows", "harness.scenario.positions")
     assert _violations({"harness.reporting": allowed}, {}) == []
 
 

@@ -3,7 +3,7 @@
 The `slow` tests do what another project's CI does: build the sdist and, from it, the wheel (as `pip install` from
 the registry would), install the wheel and the toy adapter of examples/toy_loop into a fresh virtual environment
 outside the checkout, and run the `loop-conformance` command from an empty folder. No network: the builds run
-without isolation on this environment's setuptools (`build` and `setuptools>=70.1` come with the `test` extra),
+without isolation on this environment's setuptools (`build` and `setuptools>=77.0.3` come with the `test` extra),
 the installs use `--no-deps --no-index`, and the fresh environment finds the dependencies (pydantic, pyyaml, ...) in
 this one's site-packages through a `.pth` file written after the installs. Such a path entry does not run this
 environment's own `.pth` files, so the checkout's editable install stays invisible there, which
@@ -96,7 +96,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     """The sdist, the wheel built from it, and the toy adapter's wheel; each built from a copy of its sources, so
     the checkout gets no build/ or egg-info."""
     require(importlib.util.find_spec("build") is not None and _setuptools_builds_wheels(),
-            "building offline needs `build` and setuptools>=70.1: pip install -e '.[test]'")
+            "building offline needs `build` and setuptools>=77.0.3: pip install -e '.[test]'")
     root = tmp_path_factory.mktemp("packaging")
     dist = root / "dist"
     shutil.copytree(ROOT, root / "harness-src", ignore=_NOT_SOURCES)
@@ -252,7 +252,7 @@ def _setuptools_builds_wheels() -> bool:
         major, minor = (int(part) for part in version("setuptools").split(".")[:2])
     except (PackageNotFoundError, ValueError):  # absent, or a version this cannot read: do not build offline
         return False
-    return (major, minor) >= (70, 1)
+    return (major, minor) >= (77, 0)  # the SPDX license (PEP 639); 77.0.0-77.0.2 are yanked
 
 
 def _check(command: list[str]) -> None:

@@ -56,8 +56,9 @@ def test_failure_names_turn_check_and_yaml_location(pytester: pytest.Pytester) -
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines([
         "FAIL normal.single-call [[]reference, non-streaming[]]",
-        f"  scenario: {path}:1",
-        "  - turn 1 (line 15), check expect.response: [[]2[]].contents[[]0[]].text: differs: expected \"It rains.\"*",
+        f"  scenario: *{path.name}:1",
+        f"  - *{path.name}:23:7: turn 1, check expect.response: "
+        "[[]2[]].contents[[]0[]].text: differs: expected \"It rains.\"*",
     ])
     assert "Traceback" not in result.stdout.str()
 

@@ -24,29 +24,16 @@ from harness.fuzz.conversations import conversations
 from harness.fuzz.export import counterexample, write_counterexample
 from harness.fuzz.hosted import HOSTED_PASSTHROUGH
 from harness.fuzz.oracle import DIFFERENTIAL, Finding, Judge, observe
+from harness.fuzz.profiles import DEFAULT_DATABASE as DEFAULT_DATABASE
+from harness.fuzz.profiles import PROFILES as PROFILES
 from harness.fuzz.stream_splits import split_streams
 from harness.fuzz.yaml_form import load_generated
 from harness.scenario.model import Scenario
 from harness.scenario.schema import ScenarioSpec
 
-DEFAULT_DATABASE = Path(".hypothesis") / "loop-conformance-fuzz"
 GENERATED_PATH = Path("<generated>.yaml")  # where a generated scenario says it comes from, in messages
 # Each example runs whole conversations through a loop: slow and large by Hypothesis's measure, by design.
 SLOW_EXAMPLES = (HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example)
-
-
-@dataclass(frozen=True)
-class Profile:
-    name: str
-    max_examples: int  # per search: generated conversations, and stream splits
-    max_findings: int
-    why: str
-
-
-PROFILES: dict[str, Profile] = {
-    "short": Profile("short", 8, 2, "the test suite's: a fixed seed, a few seconds per implementation"),
-    "long": Profile("long", 300, 8, "on demand: a few minutes per implementation"),
-}
 
 
 @dataclass

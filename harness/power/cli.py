@@ -23,7 +23,7 @@ examples:
 AFFECTED_EXAMPLES = """\
 examples:
   loop-conformance affected-rows --impl agent_framework --repo FRAMEWORK_CLONE d98ac2911
-  loop-conformance affected-rows --impl agent_framework --diff-file fix.patch \\
+  loop-conformance affected-rows --impl agent_framework fix.patch \\
       --coverage reports/loop-coverage-agent_framework.json"""
 
 

@@ -1,5 +1,6 @@
 """Console output of a run: failures in detail, then a summary per scenario section.
 
+Each failed check starts with the `path:line:col` of the expectation it judged (harness/reporting/locations.py).
 A failure's detail is capped unless verbose output is asked for: a runaway loop can fail a check hundreds of times
 or produce a transcript of megabytes, and a console full of it hides the first, telling problem.
 """
@@ -10,6 +11,7 @@ import difflib
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from harness.reporting.locations import check_location, display_path
 from harness.results import VERDICTS, CheckResult, ScenarioResult, with_provider
 
 MAX_PROBLEMS = 10  # individual problems listed per check
@@ -27,12 +29,12 @@ def render_failure(result: ScenarioResult, *, verbose: bool = False, verbose_fla
     """
     where = run_where(result.implementation, result.mode, result.provider)
     head = f"{result.verdict.upper()} {result.scenario} [{where}]"
-    lines = [head, f"  scenario: {result.path}:{result.line}"]
+    lines = [head, f"  scenario: {display_path(result.path)}:{result.line}"]
     if result.reason:
         lines.append(f"  reason: {result.reason}")
     for check in result.checks:
         if check.verdict in ("fail", "error"):
-            lines.extend(_check_lines(check, result.turn_lines, verbose=verbose, flag=verbose_flag))
+            lines.extend(_check_lines(result, check, verbose=verbose, flag=verbose_flag))
     if result.log:
         lines.append("  implementation log:")
         log = list(result.log)
@@ -61,12 +63,10 @@ def check_diff(check: CheckResult) -> list[str]:
                                      lineterm=""))
 
 
-def _check_lines(check: CheckResult, turn_lines: Sequence[int], *, verbose: bool, flag: str) -> list[str]:
-    where = ""
-    if check.turn:
-        line = turn_lines[check.turn - 1] if check.turn <= len(turn_lines) else None
-        where = f"turn {check.turn} (line {line}), " if line else f"turn {check.turn}, "
-    lines = [f"  - {where}check {check.id}: {check.message}"]
+def _check_lines(result: ScenarioResult, check: CheckResult, *, verbose: bool, flag: str) -> list[str]:
+    # Compiler-style: the failing expectation's path:line:col first, where an editor or terminal can jump to it.
+    turn = f"turn {check.turn}, " if check.turn else ""
+    lines = [f"  - {check_location(result, check)}: {turn}check {check.id}: {check.message}"]
     if len(check.details) > 1:
         details = list(check.details)
         shown = details if verbose else _capped(details, MAX_PROBLEMS, "problem(s)", flag)
@@ -117,15 +117,20 @@ def _fold(diff: Sequence[str], flag: str, context: int = 2) -> list[str]:
 
 
 def render_summary(results: Sequence[ScenarioResult]) -> str:
+    """Verdict counts per scenario section and in total, one column per verdict, each as wide as its name."""
     by_section: dict[str, Counter[str]] = defaultdict(Counter)
     for result in results:
         by_section[result.section][result.verdict] += 1
     width = max([len(s) for s in by_section] + [7])
-    lines = [f"{'section':<{width}}  " + "  ".join(f"{v:>5}" for v in VERDICTS)]
+    columns = {v: max(5, len(v)) for v in VERDICTS}
+
+    def row(name: str, counts: Counter[str]) -> str:
+        return f"{name:<{width}}  " + "  ".join(f"{counts[v]:>{columns[v]}}" for v in VERDICTS)
+
+    lines = [f"{'section':<{width}}  " + "  ".join(f"{v:>{columns[v]}}" for v in VERDICTS)]
     total: Counter[str] = Counter()
     for section in sorted(by_section):
-        counts = by_section[section]
-        total.update(counts)
-        lines.append(f"{section:<{width}}  " + "  ".join(f"{counts[v]:>5}" for v in VERDICTS))
-    lines.append(f"{'total':<{width}}  " + "  ".join(f"{total[v]:>5}" for v in VERDICTS))
+        total.update(by_section[section])
+        lines.append(row(section, by_section[section]))
+    lines.append(row("total", total))
     return "\n".join(lines)

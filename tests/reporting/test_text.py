@@ -95,4 +95,6 @@ def test_single_line_values_show_only_when_verbose() -> None:
     assert "expected: 3" not in render_failure(_failed(check))
     verbose = render_failure(_failed(check), verbose=True)
     assert "      expected: 3\n      actual:   2" in verbose
-    assert "turn 1 (line 15), check expect.model-calls: 2 model calls, expected 3" in verbose
+    # the failing expectation's own key in the (bundled) file the result names, not the turn's first line
+    assert ("  - scenarios/normal/single-call.yaml:35:7: turn 1, check expect.model-calls: 2 model calls, expected 3"
+            in verbose)
