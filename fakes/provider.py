@@ -117,7 +117,7 @@ class ScriptedProvider:
         script = self._turns[self._turn]
         if self._served >= len(script):
             message = f"unexpected model call #{number} in turn {self._turn + 1}: the script has {len(script)}"
-            self.violations.append(ScriptViolation(self._turn, number, message, request))
+            self.violations.append(ScriptViolation(self._turn, number, message, request, unforeseen=True))
             raise ScriptedProviderError(message)
         step = script[self._served]
         self._served += 1

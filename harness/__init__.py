@@ -34,8 +34,10 @@ from harness.contract import (
     TransportExchange,
     TurnInput,
     WireEndpoint,
+    adapter_approval_controls,
     adapter_dialects,
     adapter_modes,
+    adapter_response_shape,
     adapter_unexpressible,
 )
 from harness.errors import HarnessError, ScenarioFileError, ScenarioProblem, UnknownImplementationError
@@ -95,8 +97,10 @@ __all__ = [
     "UnknownImplementationError",
     "Verdict",
     "WireEndpoint",
+    "adapter_approval_controls",
     "adapter_dialects",
     "adapter_modes",
+    "adapter_response_shape",
     "adapter_unexpressible",
     "contents",
     "discover",

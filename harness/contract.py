@@ -420,8 +420,10 @@ class LoopAdapter(Protocol):
     # implementation is reached through (such a scenario is n/a for it; read with `adapter_unexpressible`);
     # `profiles`, the `ClaimedProfile`s the implementation claims (read with `adapter_profiles`; ``{"safety"}`` when
     # it names none: every loop owes its caller safety, and only a loop built to spec 004 owes its mechanisms);
-    # and `loop_modules`, a tuple of the dotted names of the modules that hold the loop's own logic (read with
-    # `adapter_loop_modules`); `loop-conformance mutate` and `coverage` measure and mutate only those.
+    # `loop_modules`, a tuple of the dotted names of the modules that hold the loop's own logic (read with
+    # `adapter_loop_modules`); `loop-conformance mutate` and `coverage` measure and mutate only those;
+    # `response_shape`, a `ResponseShape` (read with `adapter_response_shape`);
+    # and `approval_controls`, an `ApprovalControls` (read with `adapter_approval_controls`).
 
     def open(self, setup: ConversationSetup) -> Conversation:
         """Start one scenario run; called once per scenario and mode, before its first turn."""
@@ -454,6 +456,30 @@ def adapter_unexpressible(adapter: LoopAdapter, scenario_id: str) -> str | None:
     """Why `scenario_id`'s caller input cannot be expressed to the adapter's implementation, if it cannot."""
     declared = cast(Mapping[str, str], getattr(adapter, "unexpressible", {}))
     return declared.get(scenario_id)
+
+
+# What a loop can represent of a model response: ``"messages"`` (the default), every assistant message of a response
+# as it came; ``"one-message-per-model-call"``, one assistant message per model call (LangChain's `AIMessage`), so
+# a scripted response of several assistant messages arrives joined into one. For the latter, expectations compare
+# responses and model requests with consecutive assistant messages joined, on both sides: the shape is not judged,
+# every call and result still is.
+ResponseShape = Literal["messages", "one-message-per-model-call"]
+
+# Where a loop takes approval decisions from: ``"caller-history"`` (the default), on any approval request in what
+# the caller sends, its own hand-written ones included; ``"own-pauses"``, only on the pauses its own loop issued and
+# still holds (an interrupt-based loop resumes its checkpointed pause). Scenarios whose caller writes approval
+# requests into its own history are n/a for the latter.
+ApprovalControls = Literal["caller-history", "own-pauses"]
+
+
+def adapter_response_shape(adapter: LoopAdapter) -> ResponseShape:
+    declared = getattr(adapter, "response_shape", "messages")
+    return "one-message-per-model-call" if declared == "one-message-per-model-call" else "messages"
+
+
+def adapter_approval_controls(adapter: LoopAdapter) -> ApprovalControls:
+    declared = getattr(adapter, "approval_controls", "caller-history")
+    return "own-pauses" if declared == "own-pauses" else "caller-history"
 
 
 # The profiles an implementation can claim; `tentative` is never claimed, so it never gates.

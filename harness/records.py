@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harness.contents import FunctionCall, Message, Text
-from harness.contract import CallerView, Dialect, LoopConfig, Mode
+from harness.contract import CallerView, Dialect, LoopConfig, Mode, ResponseShape
 from harness.script import Exchange, ModelRequest, ModelStep, RuleAsked, ScriptViolation, ToolExecution, ToolSpec
 
 
@@ -60,3 +60,4 @@ class RunRecord:
     close_problem: str | None = None  # close() hung or raised
     shadow: RunRecord | None = None  # the non-streaming run a streaming run is compared with
     dialect: Dialect = "neutral"  # how the model was reached
+    response_shape: ResponseShape = "messages"  # what the loop can represent of a model response (the adapter's)

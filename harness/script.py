@@ -64,6 +64,9 @@ class ScriptViolation:
     number: int
     message: str
     request: ModelRequest | None = None
+    # A model call beyond the script: the provider raised for it, so the loop's error and the call count of its
+    # turn follow from this violation, which the `script` check alone reports.
+    unforeseen: bool = False
 
 
 @dataclass(frozen=True)

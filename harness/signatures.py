@@ -85,14 +85,27 @@ def as_received(parameters: Sequence[ToolParameter] | None, arguments: Any) -> A
         return given
 
 
-def python_function(name: str, parameters: Sequence[ToolParameter],
-                    body: Callable[[dict[str, JSON]], Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
-    """An async function named `name` with the declared signature; it calls `body` with its bound arguments."""
+def python_function(name: str, parameters: Sequence[ToolParameter], body: Callable[..., Awaitable[Any]], *,
+                    injected: Mapping[str, Any] | None = None) -> Callable[..., Awaitable[Any]]:
+    """An async function named `name` with the declared signature; it calls `body` with its bound arguments.
 
-    async def function(**arguments: JSON) -> Any:
-        return await body(bind(parameters, arguments))
+    `injected` adds keyword-only parameters the loop fills in itself rather than the model, each name with the
+    annotation that asks for it (LangChain's ``Annotated[str, InjectedToolCallId]`` carries the call id): they
+    stay out of the declared signature's binding and reach `body` as keyword arguments, ``body(arguments,
+    **injected_values)``, so a tool body can learn the call id its loop runs it for.
+    """
+    extra = dict(injected or {})
+    clash = sorted(set(extra) & {p.name for p in parameters})
+    if clash:
+        raise ValueError(f"injected parameter {clash[0]!r} is also a declared parameter of {name!r}")
 
+    async def function(**arguments: Any) -> Any:
+        values = {key: arguments.pop(key) for key in extra if key in arguments}
+        return await body(bind(parameters, arguments), **values)
+
+    declared = python_signature(parameters)
+    added = [inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, annotation=hint) for key, hint in extra.items()]
     function.__name__ = function.__qualname__ = name
-    function.__signature__ = python_signature(parameters)  # type: ignore[attr-defined]
-    function.__annotations__ = {p.name: annotation(p.type) for p in parameters} | {"return": Any}
+    function.__signature__ = declared.replace(parameters=[*declared.parameters.values(), *added])  # type: ignore[attr-defined]
+    function.__annotations__ = {p.name: annotation(p.type) for p in parameters} | extra | {"return": Any}
     return function

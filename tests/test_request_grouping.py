@@ -26,7 +26,7 @@ def _verdict(grouping: str | None, seen: tuple[Message, ...]) -> str:
         request["grouping"] = grouping
     expect = ExpectSpec.model_validate({"requests": [request]})
     request_seen = ModelRequest(0, 1, seen, "auto", ("wire_money",))
-    turn: Any = SimpleNamespace(index=0, view=CallerView(), requests=[request_seen])
+    turn: Any = SimpleNamespace(index=0, view=CallerView(), requests=[request_seen], violations=())
     (result,) = check_turn(expect, turn, ["wire_money"], streaming=False)
     return result.verdict
 

@@ -63,6 +63,25 @@ async def test_the_built_function_looks_like_a_users_and_binds_its_call() -> Non
     assert seen == [{"city": "Oslo", "days": 3, "units": "metric"}]
 
 
+async def test_an_injected_parameter_reaches_the_body_and_stays_out_of_the_declared_binding() -> None:
+    """Room for what a loop fills in itself (a call id): a keyword-only parameter beside the declared ones."""
+    seen: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    async def body(arguments: dict[str, Any], **injected: Any) -> str:
+        seen.append((arguments, injected))
+        return "ok"
+
+    function = python_function("forecast", PARAMETERS, body, injected={"call_id": str})
+    signature = inspect.signature(function)
+    assert list(signature.parameters) == ["city", "days", "units", "call_id"]
+    assert signature.parameters["call_id"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert typing.get_type_hints(function)["call_id"] is str
+    assert await function(city="Oslo", call_id="c1") == "ok"
+    assert seen == [({"city": "Oslo", "days": 3, "units": "metric"}, {"call_id": "c1"})]
+    with pytest.raises(ValueError, match="'city' is also a declared parameter"):
+        python_function("forecast", PARAMETERS, body, injected={"city": str})
+
+
 @pytest.mark.parametrize(("change", "message"), [
     (("    signature:\n", "    parameters: {type: object}\n    signature:\n"),
      "a tool is declared by 'parameters' (a JSON schema) or by 'signature', not both"),

@@ -38,6 +38,14 @@ def test_pydantic_ai_takes_every_final_release_from_2_60_in_release_order() -> N
         "2.60.0", "2.61.0", "2.62.0", "2.63.0", "2.64.0", "2.66.0", "2.68.0"]
 
 
+def test_langchain_takes_the_newest_patch_of_each_minor_from_1_0_with_prebuilt_pinned_before_1_2() -> None:
+    releases = ["0.3.27", "1.0.7", "1.0.8", "1.1.3", "1.2.18", "1.5.1", "1.5.2", "1.6.0a1"]
+    framework = sweep.FRAMEWORKS["langchain"]
+    assert sweep.select_releases(releases, framework) == ["1.0.8", "1.1.3", "1.2.18", "1.5.2"]
+    assert framework.pinned("1.1.3") == ["langgraph-prebuilt<1.0.9"]
+    assert framework.pinned("1.2.18") == []
+
+
 def test_agent_framework_takes_every_patch_from_1_10() -> None:
     releases = ["1.9.0", "1.10.0", "1.12.0", "1.12.1", "1.23.0", "1.24.0rc1"]
     assert sweep.select_releases(releases, sweep.FRAMEWORKS["agent-framework-core"]) == [

@@ -54,6 +54,15 @@ class Framework:
     companions: tuple[str, ...] = ()  # packages released beside it, installed with each release (`companion_releases`)
     # Implementations whose loop is reached through a companion package, which their results' release is of.
     companion_implementations: tuple[tuple[str, str], ...] = ()
+    # Requirements installed beside the releases from `first` up to (not including) `until`, as (first, until,
+    # requirement): where pip's own resolution gives an environment that cannot import.
+    pins: tuple[tuple[str, str, str], ...] = ()
+
+    def pinned(self, version: str) -> list[str]:
+        """The requirements `pins` adds beside `version`."""
+        key = release_key(version)
+        return [requirement for first, until, requirement in self.pins
+                if release_key(first) <= key < release_key(until)]
 
     def results_dir(self, out: Path) -> Path:
         return out / self.folder if self.folder else out
@@ -75,6 +84,10 @@ FRAMEWORKS: dict[str, Framework] = {
                                   folder="pydantic-ai-slim"),
     "openai-agents": Framework("openai-agents", ("openai_agents",), "0.20.0", newest_patch_only=True,
                                folder="openai-agents"),
+    # pip resolves the langgraph each langchain release allows (the newest of its range). langchain 1.0 and 1.1 allow
+    # langgraph 1.0, whose range admits langgraph-prebuilt 1.0.9 on, which imports names only langgraph 1.1 has.
+    "langchain": Framework("langchain", ("langchain",), "1.0.0", newest_patch_only=True, folder="langchain",
+                           pins=(("1.0.0", "1.2.0", "langgraph-prebuilt<1.0.9"),)),
 }
 
 
@@ -136,7 +149,7 @@ def run_one(framework: Framework, version: str, envs: Path, out: Path, pairing: 
         if not (env / "bin" / "python").exists():
             venv.create(env, with_pip=True)
         subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", str(ROOT),
-                        f"{framework.package}=={version}"], check=True)
+                        f"{framework.package}=={version}", *framework.pinned(version)], check=True)
         installed = install_companions(python, framework, version, pairing or {})
     else:
         installed = present_companions(python, framework, pairing or {})

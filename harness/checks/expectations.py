@@ -87,23 +87,78 @@ def _aligned_expectations(expected: Any, length: int) -> list[Any]:
 
 
 def compare_messages(expected_spec: list[MessageExpect] | dict[str, Any], actual: Sequence[Message],
-                     grouping: Grouping = "exact") -> list[Mismatch]:
-    expected = regrouped_form(expected_messages(expected_spec), grouping)
-    actual_form = _prune_wrappers(expected, messages_form(actual))
+                     grouping: Grouping = "exact", joined: bool = False) -> list[Mismatch]:
+    """What differs between the expected and actual messages, compared as `grouping` says; `joined` first joins
+    consecutive assistant messages on both sides (a loop that represents one assistant message per model call)."""
+    expected = _expected_form(expected_spec, grouping, joined)
+    actual_form = _prune_wrappers(expected, messages_form(_actual_messages(actual, grouping, joined)))
     return match(expected, actual_form)
 
 
-def check_turn(expect: ExpectSpec, turn: TurnRecord, tool_names: Sequence[str], streaming: bool) -> list[CheckResult]:
+def _expected_form(spec: list[MessageExpect] | dict[str, Any], grouping: Grouping, joined: bool) -> Any:
+    expected = expected_messages(spec)
+    return regrouped_form(_assistant_runs_joined_form(expected) if joined else expected, grouping)
+
+
+def _actual_messages(messages: Sequence[Message], grouping: Grouping, joined: bool) -> list[Message]:
+    return regrouped(_assistant_runs_joined(messages) if joined else messages, grouping)
+
+
+def _assistant_runs_joined(messages: Sequence[Message]) -> list[Message]:
+    """Consecutive assistant messages as one holding their contents in order."""
+    joined: list[Message] = []
+    for message in messages:
+        if joined and message.role == "assistant" and joined[-1].role == "assistant":
+            joined[-1] = Message("assistant", joined[-1].contents + message.contents)
+        else:
+            joined.append(message)
+    return joined
+
+
+def _assistant_runs_joined_form(expected: Any) -> Any:
+    """The same joining over an expected message list (also inside `$prefix`/`$suffix`); matchers over a whole
+    message, or over a message's contents, are left as they are."""
+    unchanged: Any = expected
+    if isinstance(expected, dict) and len(cast(dict[str, Any], expected)) == 1:
+        ((name, items),) = cast(dict[str, Any], expected).items()
+        if name in ("$prefix", "$suffix") and isinstance(items, list):
+            return {name: _assistant_runs_joined_form(items)}
+        return unchanged
+    if not isinstance(expected, list):
+        return unchanged
+    joined: list[Any] = []
+    for item in cast(list[Any], expected):
+        if joined and _assistant_form(joined[-1]) is not None and (contents := _assistant_form(item)) is not None:
+            joined[-1] = {"role": "assistant", "contents": [*cast(list[Any], _assistant_form(joined[-1])), *contents]}
+        else:
+            joined.append(item)
+    return joined
+
+
+def _assistant_form(item: Any) -> list[Any] | None:
+    """The contents of an expected assistant message written as a list; None for anything else."""
+    if not isinstance(item, dict):
+        return None
+    form = cast(dict[str, Any], item)
+    contents = form.get("contents")
+    return cast(list[Any], contents) if form.get("role") == "assistant" and isinstance(contents, list) else None
+
+
+def check_turn(expect: ExpectSpec, turn: TurnRecord, tool_names: Sequence[str], streaming: bool,
+               joined: bool = False) -> list[CheckResult]:
+    """The turn's `expect` checks; `joined` when the loop represents one assistant message per model call."""
     results: list[CheckResult] = []
     number = turn.index + 1
-    if expect.error is not None or turn.view.error is not None:
+    # A model call beyond the script is reported once, by the `script` check: the error the provider raised for it
+    # and the extra call it counts are not the loop's to answer for here.
+    unforeseen = sum(1 for v in turn.violations if v.unforeseen)
+    if expect.error is not None or (turn.view.error is not None and not unforeseen):
         results.append(_error_check(expect, turn))
     if expect.response is not None and turn.view.response is not None:
-        shown = regrouped(turn.response_messages(), expect.grouping)
-        mismatches = compare_messages(expect.response, shown, expect.grouping)
+        shown = _actual_messages(turn.response_messages(), expect.grouping, joined)
+        mismatches = compare_messages(expect.response, turn.response_messages(), expect.grouping, joined)
         results.append(_verdict("expect.response", number, mismatches,
-                                regrouped_form(expected_messages(expect.response), expect.grouping),
-                                messages_form(shown)))
+                                _expected_form(expect.response, expect.grouping, joined), messages_form(shown)))
     if "conversation_id" in expect.model_fields_set and turn.view.response is not None:
         actual_id = turn.view.response.conversation_id
         mismatches = match(expect.conversation_id, actual_id, "conversation_id")
@@ -113,7 +168,7 @@ def check_turn(expect: ExpectSpec, turn: TurnRecord, tool_names: Sequence[str], 
     if expect.rules_asked is not None:
         results.append(_rules_asked_check(expect.rules_asked, turn))
     if expect.model_calls is not None:
-        count = len(turn.requests)
+        count = len(turn.requests) - unforeseen
         ok = count == expect.model_calls
         results.append(CheckResult("expect.model-calls", "pass" if ok else "fail",
                                    "" if ok else f"{count} model calls, expected {expect.model_calls}", number,
@@ -121,7 +176,7 @@ def check_turn(expect: ExpectSpec, turn: TurnRecord, tool_names: Sequence[str], 
     if expect.function_calls_counted is not None:
         results.append(_budget_check(expect.function_calls_counted, turn))
     for request_expect in expect.requests or []:
-        results.append(_request_check(request_expect, turn))
+        results.append(_request_check(request_expect, turn, joined))
     if expect.events is not None:
         from harness.checks.event_expectations import check_events  # it builds on this module's helpers
 
@@ -193,14 +248,14 @@ def _rules_asked_check(expected: dict[str, Any], turn: TurnRecord) -> CheckResul
     return _verdict("expect.rules-asked", turn.index + 1, mismatches, expected, actual)
 
 
-def _request_check(request_expect: RequestExpect, turn: TurnRecord) -> CheckResult:
+def _request_check(request_expect: RequestExpect, turn: TurnRecord, joined: bool = False) -> CheckResult:
     number = turn.index + 1
     position = request_expect.call
     requests = [r for r in turn.requests if r.number == position]
     if not requests:
         return CheckResult("expect.requests", "fail", f"model call #{position} never happened", number,
                            f"model call #{position}", f"{len(turn.requests)} model call(s)")
-    fields = _request_fields(request_expect, requests[0])
+    fields = _request_fields(request_expect, requests[0], joined)
     mismatches = [m for f in fields for m in f.mismatches]
     if not mismatches:
         return CheckResult("expect.requests", "pass", "", number)
@@ -237,7 +292,7 @@ class RequestField:
         return [f"{title}: {flow_form(value)}"]
 
 
-def _request_fields(request_expect: RequestExpect, request: ModelRequest) -> list[RequestField]:
+def _request_fields(request_expect: RequestExpect, request: ModelRequest, joined: bool = False) -> list[RequestField]:
     prefix = f"call #{request.number}"
     fields: list[RequestField] = []
     if request_expect.tool_choice is not None:
@@ -251,8 +306,9 @@ def _request_fields(request_expect: RequestExpect, request: ModelRequest) -> lis
         fields.append(_field("kwargs", request_expect.kwargs, named, prefix))
     if request_expect.messages is not None:
         # What the model answered: with service-managed continuation, the stored conversation and the new items.
-        fields.append(_messages_field(request_expect.messages, regrouped(request.seen, request_expect.grouping),
-                                      prefix, request_expect.grouping))
+        fields.append(_messages_field(request_expect.messages,
+                                      _actual_messages(request.seen, request_expect.grouping, joined),
+                                      prefix, request_expect.grouping, joined))
     if "conversation_id" in request_expect.model_fields_set:
         fields.append(_field("conversation_id", request_expect.conversation_id, request.conversation_id, prefix))
     return fields
@@ -310,8 +366,8 @@ def _field(name: str, expected: Any, actual: Any, prefix: str) -> RequestField:
 
 
 def _messages_field(spec: list[MessageExpect] | dict[str, Any], messages: Sequence[Message],
-                    prefix: str, grouping: Grouping = "exact") -> RequestField:
-    expected = regrouped_form(expected_messages(spec), grouping)
+                    prefix: str, grouping: Grouping = "exact", joined: bool = False) -> RequestField:
+    expected = _expected_form(spec, grouping, joined)
     actual = _prune_wrappers(expected, messages_form(messages))
     mismatches = tuple(_prefixed(match(expected, actual), f"{prefix}.messages"))
     aligned = _aligned_expectations(expected, len(actual))

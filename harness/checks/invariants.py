@@ -257,13 +257,33 @@ def check_inputs_unmutated(run: RunRecord) -> list[CheckResult]:
         if turn.crash is not None:
             continue
         if turn.view.inputs_after != turn.caller_input:
+            sent, reread = _dump(turn.caller_input), _dump(turn.view.inputs_after)
+            diff = tuple(difflib.unified_diff(sent.splitlines(), reread.splitlines(), "the caller's input, as sent",
+                                              f"the caller's input, re-read after turn {turn.index + 1}",
+                                              lineterm=""))
             failures.append(_fail("inputs-unmutated", turn.index, "the caller's input messages changed during the turn",
-                                  expected=_dump(turn.caller_input), actual=_dump(turn.view.inputs_after)))
+                                  expected=sent, actual=reread, diff=diff))
         earlier = tuple(r.messages for r in turn.view.earlier_responses_after)
         if earlier != turn.earlier_responses:
-            failures.append(_fail("inputs-unmutated", turn.index, "a response returned on an earlier turn changed",
-                                  expected=_dump(turn.earlier_responses), actual=_dump(earlier)))
+            failures.append(_earlier_response_changed(turn.index, turn.earlier_responses, earlier))
     return failures or _pass("inputs-unmutated")
+
+
+def _earlier_response_changed(turn: int, returned: tuple[tuple[Message, ...], ...],
+                              reread: tuple[tuple[Message, ...], ...]) -> CheckResult:
+    """Which earlier response changed (the first that did, by the turn that returned it), with a diff of it."""
+    changed = next((i for i, (before, after) in enumerate(zip(returned, reread, strict=False)) if before != after),
+                   min(len(returned), len(reread)))
+    before = returned[changed] if changed < len(returned) else ()
+    after = reread[changed] if changed < len(reread) else ()
+    name = f"the response returned on turn {changed + 1}"
+    if len(returned) != len(reread):
+        message = f"{len(returned)} earlier responses were returned, {len(reread)} re-read; first difference: {name}"
+    else:
+        message = f"{name} changed during turn {turn + 1}"
+    diff = tuple(difflib.unified_diff(_dump(before).splitlines(), _dump(after).splitlines(),
+                                      f"{name}, as returned", f"{name}, re-read after turn {turn + 1}", lineterm=""))
+    return _fail("inputs-unmutated", turn, message, expected=_dump(before), actual=_dump(after), diff=diff)
 
 
 def _dump(value: Any) -> str:

@@ -34,9 +34,11 @@ from harness.contract import (
     TransportExchange,
     TurnInput,
     WireEndpoint,
+    adapter_approval_controls,
     adapter_modes,
     adapter_profiles,
     adapter_provider_package,
+    adapter_response_shape,
     adapter_unexpressible,
 )
 from harness.records import RunRecord, RunSubject, TurnRecord
@@ -103,7 +105,8 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
                               compaction=scenario.spec.compaction.keep_last_groups if scenario.spec.compaction
                               else None,
                               host=HostedServer(scenario.spec.host.persistence) if scenario.spec.host else None)
-    record = RunRecord(subject(scenario), adapter.name, mode, dialect=dialect)
+    record = RunRecord(subject(scenario), adapter.name, mode, dialect=dialect,
+                       response_shape=adapter_response_shape(adapter))
     try:
         conversation = adapter.open(setup)
     except ImportError as error:
@@ -189,6 +192,15 @@ def wire_endpoint(dialect: Dialect, provider: ScriptedProvider) -> WireEndpoint:
         raise WireEndpointError(f"the {dialect} wire endpoint could not be built: {_one_line(error)}") from error
 
 
+def _caller_written_approvals(scenario: Scenario, adapter: LoopAdapter) -> str | None:
+    """Why an adapter that takes decisions only on its own pauses cannot play `scenario`, if it writes approval
+    requests into the caller's history."""
+    if adapter_approval_controls(adapter) != "own-pauses" or not scenario.writes_approval_requests():
+        return None
+    return (f"the caller writes approval requests into its own history; {adapter.name} takes approval decisions "
+            "only on the pauses its own loop issued and holds (approval_controls = 'own-pauses')")
+
+
 async def _run_turn(conversation: Conversation, turn: TurnInput, timeout: float) -> tuple[CallerView, str | None]:
     try:
         view = cast(object, await asyncio.wait_for(conversation.run_turn(turn), timeout))
@@ -262,7 +274,8 @@ def judge(scenario: Scenario, record: RunRecord) -> list[CheckResult]:
     for turn in record.turns:
         if turn.crash is None:
             spec = scenario.turns[turn.index].spec.expect
-            checks.extend(check_turn(spec, turn, tool_names, record.mode == "streaming"))
+            checks.extend(check_turn(spec, turn, tool_names, record.mode == "streaming",
+                                     record.response_shape == "one-message-per-model-call"))
             checks.extend(check_wire(spec.wire or [], turn, record.dialect))
     return attribute(checks, scenario)
 
@@ -322,7 +335,7 @@ async def _run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
     missing = sorted(set(scenario.needs()) - set(adapter.capabilities))
     if missing:
         return replace(base, verdict="n/a", reason=f"{adapter.name} lacks capability: {', '.join(missing)}")
-    inexpressible = adapter_unexpressible(adapter, scenario.id)
+    inexpressible = adapter_unexpressible(adapter, scenario.id) or _caller_written_approvals(scenario, adapter)
     if inexpressible is not None:
         return replace(base, verdict="n/a", reason=f"not expressible to {adapter.name}: {inexpressible}")
     driven, why_not = adapter_modes(adapter)

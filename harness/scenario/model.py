@@ -94,6 +94,12 @@ class Scenario:
         needed: list[Capability] = [*self.spec.requires, *settings]
         return tuple(dict.fromkeys(needed))
 
+    def writes_approval_requests(self) -> bool:
+        """Whether the caller writes an approval request into its own input on some turn (not one a response
+        carried: a hand-written history)."""
+        return any(item.message is not None and any(c.approval_request is not None for c in item.message.contents)
+                   for turn in self.spec.turns if not isinstance(turn.input, str) for item in turn.input)
+
     def modes(self) -> tuple[Mode, ...]:
         if self.spec.modes is not None:
             return (self.spec.modes.only,)

@@ -25,6 +25,11 @@ from toy_loop.loop import ToyLoop, UnknownToolError
 # scenarios that need one of those report n/a for toy_loop, with the missing capability as the reason.
 CAPABILITIES: frozenset[Capability] = frozenset({"reasoning"})
 
+# Scenarios whose caller input has no form in the loop's own API, each with the reason: n/a, never a pass. The toy
+# loop takes every input the core scenarios give, so it names none; a framework that cannot take some input names
+# it here (harness/adapters/langchain/settings.py: limits LangChain has no setting for).
+UNEXPRESSIBLE: dict[str, str] = {}
+
 
 class ToyConversation:
     """One scenario run in one mode: one loop, the responses it returned so far."""
@@ -36,7 +41,11 @@ class ToyConversation:
         self._returned: list[Response] = []
 
     async def run_turn(self, turn: TurnInput) -> CallerView:
-        """Run the caller's turn; whatever the loop raises to its caller is reported, never raised."""
+        """Run the caller's turn; whatever the loop raises to its caller is reported, never raised.
+
+        The response holds only this turn's new messages (the caller's input is not part of it), and streaming
+        reports every update: their fold is the response the caller holds once the stream has ended.
+        """
         messages = (Message.of("user", Text(turn.messages)),) if isinstance(turn.messages, str) else turn.messages
         updates: list[Update] = []
         error: RaisedError | None = None
@@ -73,6 +82,12 @@ class ToyAdapter:
 
     name = "toy_loop"
     capabilities = CAPABILITIES
+    # Built to spec 004, so it owes its caller the spec's mechanisms too, not only safety: both profiles gate.
+    profiles = frozenset({"safety", "contract"})
+    modes = frozenset({"non-streaming", "streaming"})  # both, the default; a loop that cannot stream leaves it out
+    unexpressible = UNEXPRESSIBLE
+    response_shape = "messages"  # a model response's messages are kept as they came, several per call included
+    approval_controls = "caller-history"  # the default; the toy loop has no approvals at all
 
     def __init__(self) -> None:
         try:
