@@ -87,8 +87,13 @@ def _failed(result: Any) -> set[str]:
     return {c.id for c in result.checks if c.verdict == "fail"}
 
 
-async def test_a_joined_response_fails_on_shape_unless_the_adapter_declares_it() -> None:
-    scenario = load_scenario(ACROSS_MESSAGES)
+async def test_a_joined_response_fails_on_shape_unless_the_adapter_declares_it(tmp_path: Path) -> None:
+    # The bundled scenario compares the logical transcript (`grouping: logical`); with exact grouping, only the
+    # declaration lets a loop that joins a model call's messages pass.
+    exact = tmp_path / "calls-across-messages.yaml"
+    exact.write_text(ACROSS_MESSAGES.read_text(encoding="utf-8").replace("      grouping: logical\n", "", 1),
+                     encoding="utf-8")
+    scenario = load_scenario(exact)
     undeclared = await run_scenario(scenario, _Adapter("joins-messages"), "non-streaming")
     assert "expect.response" in _failed(undeclared)
     declared = await run_scenario(scenario, _Adapter("joins-messages", response_shape="one-message-per-model-call"),

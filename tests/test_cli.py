@@ -34,7 +34,8 @@ def test_run_passes_and_writes_json(tmp_path: Path, capsys: pytest.CaptureFixtur
     first = results[0]
     assert first["scenario"] == "normal.single-call"
     assert first["spec_rows"] == ["Single non-streaming call"]
-    assert {"id": "exactly-once", "verdict": "pass", "message": ""} in first["checks"]
+    assert any(c["id"] == "exactly-once" and c["verdict"] == "pass" and c["profile"] == "safety"
+               for c in first["checks"])
     assert document["filtered"] is True
     written = sorted(p.name for p in (tmp_path / "reports").iterdir())
     assert written == ["coverage.html", "coverage.json", "coverage.md", "invariants.html", "invariants.md", "junit.xml",
@@ -48,7 +49,7 @@ def test_run_fails_with_details_when_an_expectation_breaks(tmp_path: Path, capsy
     assert main(args) == 1
     printed = capsys.readouterr().out
     assert "FAIL normal.single-call [reference, non-streaming]" in printed
-    assert "single-call.yaml:35:7: turn 1, check expect.model-calls: 2 model calls, expected 3" in printed
+    assert "single-call.yaml:36:7: turn 1, check expect.model-calls: 2 model calls, expected 3" in printed
 
 
 def test_malformed_file_is_reported_and_the_rest_still_runs(tmp_path: Path,
@@ -133,7 +134,7 @@ def test_progress_is_a_few_plain_lines_off_a_terminal_and_quiet_prints_only_the_
         "(filtered run: not every implementation, mode, provider or scenario was selected)",
         "1 failing (scenario × implementation × provider, modes merged):",
         "FAIL normal.single-call [reference, non-streaming + streaming] expect.model-calls: 2 model calls, expected 3 "
-        f"({root / 'normal' / 'single-call.yaml'}:35:7)",
+        f"({root / 'normal' / 'single-call.yaml'}:36:7)",
     ]
     assert captured.err == ""
     assert (tmp_path / "reports" / "coverage.md").exists()

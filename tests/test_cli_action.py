@@ -111,7 +111,7 @@ def test_the_action_runs_writes_junit_and_a_capped_summary_and_fails_the_job(wor
     assert ran["outputs"]["exit-code"] == "1"
     log = ran["logs"]["Run the suite"]
     assert "FAIL normal.single-call [reference, non-streaming + streaming] expect.model-calls" in log
-    assert "::error file=conformance/normal/single-call.yaml,line=35,col=7," in log
+    assert "::error file=conformance/normal/single-call.yaml,line=36,col=7," in log
     junit = workspace / ran["outputs"]["junit"]
     assert junit == workspace / "loop-conformance-results" / "reports" / "junit.xml"
     suites = ElementTree.parse(junit).getroot()

@@ -41,7 +41,7 @@ def _broken_copy(tmp_path: Path) -> Path:
 def test_a_failure_points_at_the_failing_expectation_key() -> None:
     result = _result()
     here = "scenarios/normal/single-call.yaml"
-    assert check_location(result, result.checks[1]) == Location(here, 35, 7)  # `model_calls:` under turn 1's expect
+    assert check_location(result, result.checks[1]) == Location(here, 36, 7)  # `model_calls:` under turn 1's expect
     assert check_location(result, CheckResult("exactly-once", "fail", "", 1)) == Location(here, 15, 5)  # the turn
     assert check_location(result, CheckResult("completes", "error", "")) == Location(here, 1, 1)  # the file
     moved = ScenarioResult("x.y", "t", (), "x", "reference", "0", "streaming", "fail", path="gone/x.yaml", line=1,
@@ -54,7 +54,7 @@ def test_one_line_per_failing_run_with_identical_modes_merged() -> None:
                _result(mode="streaming", message="other", scenario="normal.b"), _result("pass"),
                _result("xfail"), _result("n/a", checks=())]
     lines = [run.render() for run in listed_runs(results)]
-    where = "(scenarios/normal/single-call.yaml:35:7)"
+    where = "(scenarios/normal/single-call.yaml:36:7)"
     assert lines == [
         f"FAIL normal.single-call [reference, non-streaming + streaming] expect.model-calls: 2 model calls, "
         f"expected 3 {where}",
@@ -86,7 +86,7 @@ def test_listed_messages_are_one_clipped_line_and_errors_name_their_reason() -> 
 
 def test_github_annotations_are_escaped_workflow_commands() -> None:
     [line] = github_annotations([_result(message="50% of calls, then\nmore")])
-    assert line == ("::error file=scenarios/normal/single-call.yaml,line=35,col=7,title=FAIL normal.single-call "
+    assert line == ("::error file=scenarios/normal/single-call.yaml,line=36,col=7,title=FAIL normal.single-call "
                     "[reference%2C streaming]::expect.model-calls: 50%25 of calls, then")
     many = [_result(scenario=f"normal.s{n}") for n in range(MAX_ANNOTATIONS + 3)]
     lines = github_annotations(many)
@@ -105,7 +105,7 @@ def test_the_run_prints_annotations_only_on_github_actions(tmp_path: Path, monke
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     assert main(args) == 1
     out = capsys.readouterr().out
-    assert f"::error file={tmp_path / 'normal' / 'single-call.yaml'},line=35,col=7," in out.replace("%3A", ":")
+    assert f"::error file={tmp_path / 'normal' / 'single-call.yaml'},line=36,col=7," in out.replace("%3A", ":")
     assert "\x1b[" not in out  # captured output is no terminal: no colour codes
 
 

@@ -42,6 +42,7 @@ class Verdict:
     runs: int = 0  # matching runs where some of its checks still gate
     differs: int = 0  # matching runs whose failures no longer gate
     not_applicable: int = 0
+    matched: int = 0  # matching runs of any verdict
 
 
 def _run_key(result: ScenarioResult) -> tuple[str, ...]:
@@ -71,6 +72,7 @@ def judge_entries(entries: Sequence[KnownFailure], runs: Iterable[ScenarioResult
         gating = [c for c in judged.checks if c.verdict == "fail"]
         for i in indices:
             verdict = verdicts[i]
+            verdict.matched += 1
             if judged.verdict == "n/a":
                 verdict.not_applicable += 1
                 continue
@@ -85,6 +87,8 @@ def judge_entries(entries: Sequence[KnownFailure], runs: Iterable[ScenarioResult
 
 
 def entry_class(verdict: Verdict) -> str:
+    if not verdict.hits and not (verdict.runs or verdict.differs or verdict.not_applicable or verdict.matched):
+        return "unjudged"  # no run of these results is one it covers: it stays as written
     if not verdict.hits:
         return "removed"
     return "safety" if any("safety" in p for p in verdict.hits.values()) else "contract"
@@ -109,6 +113,8 @@ def rewrite(text: str, entries: Sequence[KnownFailure], verdicts: Sequence[Verdi
         raise SystemExit(f"{len(blocks)} entry blocks in the file, {len(entries)} entries parsed")
     removed: set[int] = set()
     for (start, end), entry, verdict in zip(blocks, entries, verdicts, strict=True):
+        if entry_class(verdict) == "unjudged":
+            continue
         kept = [c for c in entry.checks if c in verdict.hits]
         if not kept:
             removed.update(range(start, end))

@@ -34,7 +34,7 @@ def _document() -> dict[str, object]:
                   checks=[check("completes"),
                           check("approved-once", "fail", "ran without a bound approval", turn=2, profile="contract",
                                 cites=[f"row:{APPROVED}"])]) | {"entries": ["design:session-binding"],
-                                                                "seconds": 1.25}
+                                                                "seconds": 1.25, "claims": ["safety"]}
     tentative = run("normal.order", ["Parallel calls"], impl="other_loop", version="2.0", verdict="differs",
                     checks=[check("parallel-order", "fail", "reordered", profile="tentative")])
     unsafe = run("approval.rejected", [INITIAL], impl="other_loop", version="2.0", verdict="fail",

@@ -96,5 +96,5 @@ def test_single_line_values_show_only_when_verbose() -> None:
     verbose = render_failure(_failed(check), verbose=True)
     assert "      expected: 3\n      actual:   2" in verbose
     # the failing expectation's own key in the (bundled) file the result names, not the turn's first line
-    assert ("  - scenarios/normal/single-call.yaml:35:7: turn 1, check expect.model-calls: 2 model calls, expected 3"
+    assert ("  - scenarios/normal/single-call.yaml:36:7: turn 1, check expect.model-calls: 2 model calls, expected 3"
             in verbose)
