@@ -120,7 +120,7 @@ def test_the_action_runs_writes_junit_and_a_capped_summary_and_fails_the_job(wor
     assert (workspace / "loop-conformance-results" / "results.json").is_file()
     summary = ran["summary"]
     assert len(summary.encode()) < 100 * 1024
-    assert summary.count("## loop-conformance") == 1  # the run itself wrote none: only the summary step
+    assert summary.count("## Loop conformance") == 1  # the run itself wrote none: only the summary step
     assert "| FAIL `normal.single-call` [reference, non-streaming + streaming] | `expect.model-calls` |" in summary
     assert "https://github.com/octo/loop/actions/runs/42#artifacts" in summary
     uses = dict(ran["uses"])
@@ -133,7 +133,7 @@ def test_the_action_passes_with_the_bundled_baseline_on_a_passing_folder(workspa
     ran = _run_steps(workspace, {"implementations": "reference", "scenarios": "conformance"})
     assert ran["pip"] == [f"install --quiet {ROOT}"]
     assert ran["codes"]["Verdict"] == 0
-    assert "No failing runs." in ran["summary"]
+    assert "### Failing runs (0)" in ran["summary"]
 
 
 def test_every_input_is_described_and_reaches_scripts_only_through_env() -> None:
