@@ -28,16 +28,17 @@ class ScriptedTool:
         The execution is recorded when it starts; a delay only changes when it finishes, so parallel calls can
         finish in another order than they started.
         """
-        behaviour = self._next_behaviour(arguments, call_id)
+        behaviour = self.begin(arguments, call_id)
         for _ in range(behaviour.delay):
             await asyncio.sleep(0)
-        return self._finish(behaviour)
+        return self.finish(behaviour)
 
     def invoke(self, arguments: Mapping[str, JSON], call_id: str | None = None) -> ToolOutcome:
         """Execute the tool body once, at once (any `delay` is ignored); raises when scripted to fail."""
-        return self._finish(self._next_behaviour(arguments, call_id))
+        return self.finish(self.begin(arguments, call_id))
 
-    def _next_behaviour(self, arguments: Mapping[str, JSON], call_id: str | None) -> ToolBehaviour:
+    def begin(self, arguments: Mapping[str, JSON], call_id: str | None) -> ToolBehaviour:
+        """Record one execution and pick its behaviour (what `finish` then plays)."""
         # A deep copy: the record must not change if the loop later mutates the arguments it passed.
         execution = ToolExecution(self._box.turn, self.name, copy.deepcopy(dict(arguments)), call_id)
         self._box.executions.append(execution)
@@ -48,7 +49,8 @@ class ScriptedTool:
         return behaviour
 
     @staticmethod
-    def _finish(behaviour: ToolBehaviour) -> ToolOutcome:
+    def finish(behaviour: ToolBehaviour) -> ToolOutcome:
+        """What one execution with `behaviour` returns; raises when it is scripted to fail."""
         if behaviour.kind == "raise":
             raise scripted_exception(behaviour)
         if behaviour.kind == "request_input":

@@ -3,15 +3,25 @@ within the hard limit, while every other run still happens and the results and r
 
 from __future__ import annotations
 
+import copy
 import json
+import os
 import re
+import socket
+import struct
+import time
 from pathlib import Path
 
 import pytest
+from misbehaving_adapters import PID_FILE
 
 from harness.cli import main
 from harness.results import ScenarioResult
-from harness.run.suite import IsolatedSuiteRun, run_isolated_suite
+from harness.run import codec
+from harness.run.channel import MAX_FRAME_BYTES, TAIL_BYTES, Channel, ChannelProtocolError, OutputTail
+from harness.run.isolation import RunRequest, WorkerPool, run_requests
+from harness.run.suite import IsolatedSuiteRun, run_isolated_suite, run_suite
+from harness.scenario.loader import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "normal" / "single-call.yaml"
@@ -22,6 +32,15 @@ TURN_LIMIT = 0.5
 KILLED = ("spin", "blocking_sleep", "swallowed_cancellation", "endless_model_calls", "print_flood", "hanging_close")
 CONTRACT_BROKEN = ("wrong_return_type", "wrong_field_type", "cancelled_error", "sys_exit")
 FACTORY_BROKEN = ("factory_raises", "factory_exits", "factory_returns_nonsense")
+# Loops that attack the judge, the next run or the machine, with the verdict each one's own behaviour earns: those
+# that then run the turn correctly pass, those that do nothing else fail (patching the judge in their own process
+# changes nothing), and a forged message is a breach of the contract.
+HOSTILE = {"close_stdout": "pass", "close_fds": "pass", "mutate_scenario": "fail", "patch_judge": "fail",
+           "patch_invariants": "fail", "delete_records": "fail", "forge_result": "error", "fork_child": "pass",
+           "spawn_child": "pass", "flood_output": "pass",
+           # These fail a run that meets what an earlier run of theirs left (in the same template, one at a time).
+           "leaks_environment": "pass", "leaks_patch": "pass"}
+SECOND = ROOT / "scenarios" / "normal" / "parallel-calls.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -31,10 +50,106 @@ def suite() -> IsolatedSuiteRun:
                               turn_timeout=TURN_LIMIT)
 
 
-def _result(suite: IsolatedSuiteRun, implementation: str) -> ScenarioResult:
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[IsolatedSuiteRun, Path]:
+    """Every hostile loop on two scenarios, one run at a time (each template serves both of its runs), with the
+    reference first and last; the ids of the processes the loops start are written to a file."""
+    pids = tmp_path_factory.mktemp("hostile") / "pids"
+    pids.touch()
+    os.environ[PID_FILE] = str(pids)  # inherited by the templates, started below
+    try:
+        names = ["reference", *(f"misbehaving_adapters:{n}" for n in HOSTILE), "reference_stateless"]
+        suite = run_isolated_suite(names, [SCENARIO, SECOND], ("non-streaming",), jobs=1, run_timeout=60.0)
+    finally:
+        del os.environ[PID_FILE]
+    return suite, pids
+
+
+def _result(suite: IsolatedSuiteRun, implementation: str, scenario: str = "normal.single-call") -> ScenarioResult:
     (result,) = [r for r in suite.results if r.implementation in (implementation, implementation.replace("_", "-"),
-                                                                   f"misbehaving_adapters:{implementation}")]
+                                                                   f"misbehaving_adapters:{implementation}")
+                 and r.scenario.startswith(scenario)]
     return result
+
+
+@pytest.mark.parametrize("behaviour", HOSTILE)
+def test_a_hostile_loop_gets_the_verdict_its_own_behaviour_earns(hostile: tuple[IsolatedSuiteRun, Path],
+                                                                 behaviour: str) -> None:
+    suite, _ = hostile
+    for scenario in ("normal.single-call", "normal.parallel-calls"):
+        result = _result(suite, behaviour, scenario)
+        assert result.verdict == HOSTILE[behaviour], (scenario, result.reason, result.checks)
+
+
+def test_the_runs_beside_hostile_loops_keep_their_verdicts(hostile: tuple[IsolatedSuiteRun, Path]) -> None:
+    suite, _ = hostile
+    for implementation in ("reference", "reference_stateless"):
+        for scenario in ("normal.single-call", "normal.parallel-calls"):
+            assert _result(suite, implementation, scenario).verdict == "pass"
+
+
+def test_a_patched_judge_changes_nothing_of_the_judgement(hostile: tuple[IsolatedSuiteRun, Path]) -> None:
+    suite, _ = hostile
+    for behaviour in ("patch_judge", "patch_invariants", "delete_records"):
+        checks = {c.id: c for c in _result(suite, behaviour).checks}
+        assert checks["script"].verdict == "fail"
+        assert checks["script"].message == "turn 1: 2 scripted model response(s) never requested (line 18, line 20)"
+
+
+def test_a_forged_result_is_refused_as_a_breach_of_the_contract(hostile: tuple[IsolatedSuiteRun, Path]) -> None:
+    (check,) = _result(hostile[0], "forge_result").checks
+    assert check.message.startswith("adapter contract broken: the loop's process sent not JSON")
+
+
+def test_no_process_a_loop_started_outlives_its_run(hostile: tuple[IsolatedSuiteRun, Path]) -> None:
+    pids = [int(line) for line in hostile[1].read_text().split()]
+    assert len(pids) == 4  # fork_child and spawn_child, once per scenario
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_a_loop_that_mutates_its_scenario_leaves_the_judges_copy_alone() -> None:
+    scenario = load_scenario(SCENARIO)
+    before = copy.deepcopy((scenario.tools, scenario.config, scenario.turns))
+    with WorkerPool(1) as pool:
+        (result,) = run_requests(pool, [RunRequest(scenario, "misbehaving_adapters:mutate_scenario",
+                                                   "non-streaming")])
+        (again,) = run_requests(pool, [RunRequest(scenario, "reference", "non-streaming")])
+    assert result.verdict == "fail"
+    assert again.verdict == "pass"
+    assert (scenario.tools, scenario.config, scenario.turns) == before
+
+
+@pytest.mark.parametrize(("factory", "verdict"), [("open_raises", "fail"), ("open_cancelled", "error")])
+def test_an_open_that_raises_is_judged_as_in_process(factory: str, verdict: str) -> None:
+    import misbehaving_adapters
+
+    local = run_suite([getattr(misbehaving_adapters, factory)()], [SCENARIO], ("non-streaming",)).results[0]
+    isolated = run_isolated_suite([f"misbehaving_adapters:{factory}"], [SCENARIO], ("non-streaming",),
+                                  jobs=1).results[0]
+    assert isolated.verdict == local.verdict == verdict
+    assert [c.message for c in isolated.checks] == [c.message for c in local.checks]
+    # The traceback is the one raised in the loop's process, ending as the in-process one does.
+    assert (isolated.checks[0].actual or "").splitlines()[-1] == (local.checks[0].actual or "").splitlines()[-1]
+
+
+def test_what_a_loop_process_sends_is_read_strictly() -> None:
+    from harness.contents import FunctionCall, Message, Response, Text
+    from harness.contract import CallerView
+
+    view = CallerView(response=Response((Message("assistant", (Text("hi"), FunctionCall("c1", "f", {"a": [1]}))),)))
+    assert codec.decode(codec.loads(codec.dumps(view)), CallerView) == view
+    forged = json.loads(codec.dumps(view))
+    forged["response"]["messages"][0]["role"] = "judge"
+    with pytest.raises(codec.CodecError, match=r"\$\.response\.messages\[0\]\.role: expected one of"):
+        codec.decode(forged, CallerView)
+    forged = json.loads(codec.dumps(view))
+    forged["response"]["messages"][0]["contents"][0] = {"$": "ScenarioResult", "verdict": "pass"}
+    with pytest.raises(codec.CodecError, match=r"contents\[0\]"):
+        codec.decode(forged, CallerView)
+    with pytest.raises(codec.CodecError, match="nested deeper"):
+        codec.loads(b"[" * 300 + b"]" * 300)
 
 
 def test_the_correct_loop_still_passes_beside_broken_ones(suite: IsolatedSuiteRun) -> None:
@@ -64,6 +179,8 @@ def test_a_runaway_loop_reports_how_far_it_got_and_prints_nothing(suite: Isolate
     assert (f"  … and {calls - 10} more" in endless.details) == (calls > 10)
     flood = _result(suite, "print_flood")
     assert 0 < len(flood.log) <= 20
+    assert flood.log[0].startswith("[… output cut here: ")
+    assert flood.log[0].endswith(" earlier bytes not kept …]")
     assert flood.log[-1].startswith("runaway line ")
     assert "runaway line" not in capfd.readouterr().out
 
@@ -102,3 +219,28 @@ def test_one_and_two_workers_give_identical_results(tmp_path: Path) -> None:
         files.append(re.sub(r'\n *"seconds": [0-9.e-]+,', "", out.read_text(encoding="utf-8")))
     assert '"seconds"' not in files[0]
     assert files[0] == files[1]
+
+
+def test_a_frame_over_the_limit_is_refused_before_it_is_read() -> None:
+    ours, theirs = socket.socketpair()
+    output_read, output_write = os.pipe()
+    channel = Channel(ours, output_read)
+    try:
+        theirs.sendall(struct.pack("!I", MAX_FRAME_BYTES + 1))
+        with pytest.raises(ChannelProtocolError, match="at most"):
+            channel.receive(time.monotonic() + 60)
+    finally:
+        channel.close()
+        theirs.close()
+        os.close(output_write)
+
+
+def test_output_is_kept_as_a_capped_tail_with_a_marker_where_it_was_cut() -> None:
+    tail = OutputTail()
+    for line in range(20_000):
+        tail.add(f"line {line}\n".encode())
+    lines = tail.lines()
+    assert len(lines) == 20
+    assert lines[0] == f"[… output cut here: {tail.dropped} earlier bytes not kept …]"
+    assert tail.dropped == sum(len(f"line {n}\n") for n in range(20_000)) - TAIL_BYTES
+    assert lines[-1] == "line 19999"

@@ -102,9 +102,9 @@ def test_a_baseline_entry_of_every_provider_does_not_go_stale_on_a_passing_wire_
     assert verdicts[("openai-chat", "streaming")] == "pass"  # over a wire the gate judges it with the others
 
 
-@pytest.mark.usefixtures("worker_wire")
 def test_the_dialect_crosses_the_worker_boundary(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LC_TEST_WIRE", "missing")
+    # The wire endpoint is built beside the judge, in this process, whatever process the loop runs in.
+    monkeypatch.setattr(fakes.wire, "make_wire_endpoint", missing_wire_endpoint)
     suite = run_isolated_suite([FACTORY, "reference"], [SCENARIO], ("streaming",), jobs=2)
     assert [(r.implementation, r.provider, r.verdict) for r in suite.results] == [
         ("wire_ignoring", "neutral", "pass"), ("wire_ignoring", "openai-chat", "n/a"), ("reference", "neutral", "pass")]

@@ -9,6 +9,7 @@ import json
 import re
 import time
 import traceback
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, cast
@@ -129,8 +130,7 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
             requests_before, executions_before = len(provider.requests), len(toolbox.executions)
             asked_before = len(rules.asked)
             earlier = tuple(r.response_messages() for r in record.turns if r.view.response is not None)
-            view, crash = await _run_turn(conversation, _turn_input(turn, caller_input),
-                                          turn_timeout)
+            view, crash = await _turn_outcome(conversation, _turn_input(turn, caller_input), turn_timeout)
             record.turns.append(TurnRecord(
                 turn.index, caller_input, earlier, view,
                 tuple(provider.requests[requests_before:]), tuple(toolbox.executions[executions_before:]),
@@ -144,10 +144,39 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
             if crash is not None:
                 break
     finally:
-        closing = await _close(conversation, turn_timeout)
+        closing = await (conversation.close_outcome(turn_timeout)
+                         if isinstance(conversation, OutOfProcessConversation)
+                         else close_conversation(conversation, turn_timeout))
     if closing is not None:
         record.close_problem = closing
     return record
+
+
+class OutOfProcessConversation(ABC):
+    """A conversation whose loop runs in another process (`harness.run.host`): that process applies the same turn
+    and close limits and reports each outcome, which the judge's process validates."""
+
+    @abstractmethod
+    async def run_turn_outcome(self, turn: TurnInput, timeout: float) -> tuple[CallerView, str | None]:
+        """What the caller saw in one turn, and the crash that ended it (as `run_one_turn` words it), if any."""
+
+    @abstractmethod
+    async def close_outcome(self, timeout: float) -> str | None:
+        """What went wrong closing the conversation (as `close_conversation` words it), if anything."""
+
+    async def run_turn(self, turn: TurnInput) -> CallerView:
+        """`Conversation.run_turn`, for a caller other than the runner: the view alone."""
+        view, _ = await self.run_turn_outcome(turn, TURN_TIMEOUT_SECONDS)
+        return view
+
+    async def close(self) -> None:
+        await self.close_outcome(TURN_TIMEOUT_SECONDS)
+
+
+async def _turn_outcome(conversation: Conversation, turn: TurnInput, timeout: float) -> tuple[CallerView, str | None]:
+    if isinstance(conversation, OutOfProcessConversation):
+        return await conversation.run_turn_outcome(turn, timeout)
+    return await run_one_turn(conversation, turn, timeout)
 
 
 def _exchanges(wire: WireEndpoint | None, turn: int) -> tuple[Exchange, ...]:
@@ -201,7 +230,7 @@ def _caller_written_approvals(scenario: Scenario, adapter: LoopAdapter) -> str |
             "only on the pauses its own loop issued and holds (approval_controls = 'own-pauses')")
 
 
-async def _run_turn(conversation: Conversation, turn: TurnInput, timeout: float) -> tuple[CallerView, str | None]:
+async def run_one_turn(conversation: Conversation, turn: TurnInput, timeout: float) -> tuple[CallerView, str | None]:
     try:
         view = cast(object, await asyncio.wait_for(conversation.run_turn(turn), timeout))
     except TimeoutError:
@@ -246,7 +275,7 @@ def _tuple_of(value: object, kind: type) -> bool:
     return isinstance(value, tuple) and all(isinstance(item, kind) for item in cast(tuple[object, ...], value))
 
 
-async def _close(conversation: Conversation, timeout: float) -> str | None:
+async def close_conversation(conversation: Conversation, timeout: float) -> str | None:
     try:
         await asyncio.wait_for(conversation.close(), timeout)
     except TimeoutError:
@@ -381,6 +410,9 @@ async def _run_scenario(scenario: Scenario, adapter: LoopAdapter, mode: Mode, *,
 
 
 def _traceback_text(error: BaseException) -> str:
+    remote = getattr(error, "remote_traceback", None)  # raised in the loop's process: its own traceback
+    if isinstance(remote, str):
+        return remote
     return "".join(traceback.format_exception(type(error), error, error.__traceback__))
 
 

@@ -1,0 +1,155 @@
+"""What isolation, the wire dialects and a mutation run cost, measured in one run, in CPU time.
+
+    PYTHONPATH=. python benchmarks/isolation_cost.py [--scenarios PATH ...] [--mutants N] [--skip-mutation]
+
+Prints, in CPU seconds (user + system, this process and every process it waited for: templates, forked runs,
+mutant children), never wall time, since the machine may be shared:
+
+1. isolated ÷ in-process, for the reference and agent_framework: the CLI's way (`run_isolated_suite`, `-j 1`: a
+   template per implementation, run processes forked from it, the judge in this process) against `run_suite` (all
+   in this process, after an untimed pass), over the same scenarios and modes, neutral provider; both load the
+   scenario files. Shown with and without the template's start-up (an interpreter and the adapter's imports, paid
+   once per implementation and concurrent run).
+2. each wire dialect ÷ neutral, for agent_framework in process, over the scenario × mode pairs both run (n/a
+   runs cost nothing and are left out), after an untimed warm-up pass of each dialect.
+3. a full mutation run of the framework's loop module (`agent_framework._tools`): the fixed cost (probe and the
+   coverage run) and the cost per mutant from a seeded sample of `--mutants`, extrapolated to every mutant and
+   divided over two cores. An estimate, from a sample: said so where it is printed.
+
+Targets (issue 32): isolated at most 1.15× in-process; each wire dialect at most 2× neutral; a full mutation run
+under 30 minutes on two cores. Figures only: nothing here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import resource
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from harness.contract import DIALECTS, MODES, Dialect, LoopAdapter, Mode, adapter_dialects
+from harness.run.isolation import WorkerPool, probe
+from harness.run.registry import load_adapter
+from harness.run.runner import run_scenario
+from harness.run.suite import BUNDLED_SCENARIOS, load_all, run_isolated_suite, run_suite
+from harness.scenario.model import Scenario
+
+LOOP_MODULE_IMPLEMENTATION = "agent_framework"
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of every process it has waited for (theirs include their own children's)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def measured(action: Callable[[], object]) -> float:
+    started = cpu_seconds()
+    action()
+    return cpu_seconds() - started
+
+
+def isolation_ratio(name: str, paths: Sequence[Path], scenarios: Sequence[Scenario]) -> None:
+    adapter = load_adapter(name)
+    run_suite([adapter], paths, MODES, providers=["neutral"])  # untimed: lazy imports and first-use caches
+    local = measured(lambda: run_suite([adapter], paths, MODES, providers=["neutral"]))
+
+    def start_only() -> None:
+        with WorkerPool(1) as pool:
+            probe(pool, [name])
+
+    start = measured(start_only)
+    isolated = measured(lambda: run_isolated_suite([name], paths, MODES, providers=["neutral"], jobs=1))
+    runs = len(scenarios) * len(MODES)
+    print(f"{name:>16}: in process {local:6.2f}s, isolated {isolated:6.2f}s for {runs} runs "
+          f"({1000 * local / runs:.2f} vs {1000 * (isolated - start) / runs:.2f} ms a run); "
+          f"ratio {isolated / local:.2f}x with the template's start-up ({start:.2f}s), "
+          f"{(isolated - start) / local:.2f}x without")
+
+
+def wire_ratios(scenarios: Sequence[Scenario]) -> None:
+    adapter = load_adapter(LOOP_MODULE_IMPLEMENTATION)
+    dialects = [d for d in adapter_dialects(adapter) if d != "neutral"]
+    for dialect in (d for d in DIALECTS if d in dialects):
+        pairs = _runnable(adapter, scenarios, dialect)
+        for d in ("neutral", dialect):  # warm-up, untimed
+            _timed_pairs(adapter, pairs, d)
+        neutral, wire = _timed_pairs(adapter, pairs, "neutral"), _timed_pairs(adapter, pairs, dialect)
+        print(f"{dialect:>16}: {wire:6.2f}s against {neutral:6.2f}s neutral over the {len(pairs)} scenario × mode "
+              f"runs both make: ratio {wire / neutral:.2f}x")
+        _isolated_wire_ratio(pairs, dialect)
+
+
+def _isolated_wire_ratio(pairs: Sequence[tuple[Scenario, Mode]], dialect: Dialect) -> None:
+    neutral = measured(lambda: _isolated(pairs, "neutral"))
+    wire = measured(lambda: _isolated(pairs, dialect))
+    print(f"{'':>16}  isolated (-j 1, start-up included): {wire:6.2f}s against {neutral:6.2f}s: "
+          f"ratio {wire / neutral:.2f}x")
+
+
+def _runnable(adapter: LoopAdapter, scenarios: Sequence[Scenario], dialect: Dialect) -> list[tuple[Scenario, Mode]]:
+    pairs: list[tuple[Scenario, Mode]] = []
+    for scenario in scenarios:
+        for mode in MODES:
+            results = [asyncio.run(run_scenario(scenario, adapter, mode, dialect=d)) for d in ("neutral", dialect)]
+            if all(r.verdict != "n/a" for r in results):
+                pairs.append((scenario, mode))
+    return pairs
+
+
+def _timed_pairs(adapter: LoopAdapter, pairs: Sequence[tuple[Scenario, Mode]], dialect: Dialect) -> float:
+    return measured(lambda: [asyncio.run(run_scenario(s, adapter, m, dialect=dialect)) for s, m in pairs])
+
+
+def _isolated(pairs: Sequence[tuple[Scenario, Mode]], dialect: Dialect) -> None:
+    from harness.run.isolation import RunRequest, run_requests
+
+    with WorkerPool(1) as pool:
+        run_requests(pool, [RunRequest(s, LOOP_MODULE_IMPLEMENTATION, m, dialect) for s, m in pairs])
+
+
+def mutation_estimate(sample: int) -> None:
+    from harness.power.commands import Selection, mutate_command
+
+    def mutate(limit: int) -> dict[str, object]:
+        with tempfile.TemporaryDirectory() as folder:
+            code = mutate_command(Selection(LOOP_MODULE_IMPLEMENTATION), Path(folder), limit=limit, seed=0, jobs=1,
+                                  stdout=io.StringIO(), stderr=io.StringIO())
+            if code != 0:
+                raise SystemExit(f"mutate failed with exit code {code}")
+            return json.loads((Path(folder) / f"mutation-{LOOP_MODULE_IMPLEMENTATION}.json").read_text())
+
+    fixed = measured(lambda: mutate(0))
+    report: dict[str, object] = {}
+    sampled = measured(lambda: report.update(mutate(sample)))
+    total = int(str(report["total_mutants"]))
+    per_mutant = (sampled - fixed) / sample
+    two_cores = fixed + per_mutant * total / 2
+    print(f"mutation of agent_framework._tools: {total} mutants; fixed cost {fixed:.1f}s, {per_mutant:.2f}s a mutant "
+          f"(from a seeded sample of {sample}, one process); estimated full run on 2 cores: "
+          f"{two_cores / 60:.1f} min (an estimate extrapolated from the sample, not a full run)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scenarios", type=Path, action="append", help="default: the bundled scenarios")
+    parser.add_argument("--mutants", type=int, default=20, help="mutants in the timed sample (default 20)")
+    parser.add_argument("--skip-mutation", action="store_true", help="leave out the mutation estimate")
+    args = parser.parse_args()
+    paths: list[Path] = args.scenarios or [BUNDLED_SCENARIOS]
+    scenarios, _ = load_all(paths)
+    print(f"CPU seconds (user + system, children included); {len(scenarios)} scenarios, modes {', '.join(MODES)}. "
+          "The machine may be shared: CPU time, not wall time.")
+    for name in ("reference", LOOP_MODULE_IMPLEMENTATION):
+        isolation_ratio(name, paths, scenarios)
+    wire_ratios(scenarios)
+    if not args.skip_mutation:
+        mutation_estimate(args.mutants)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,246 @@
+"""What crosses from a loop's process to the judge: JSON read back strictly into the value model, never pickle.
+
+The process that runs a loop under test is not trusted: a pickle from it could run any code in the judge's
+process. Everything it sends is plain JSON, and the judge rebuilds each value by the type hints of the value
+model's frozen dataclasses (`harness.contents`, `CallerView` and what it holds): a value that is not what its field
+declares is refused with the path to it. The encoder is lenient (a value of no JSON type becomes its `repr`), so a
+loop that puts odd objects in its output is judged on what the checks can read, and the decoder strict.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, fields, is_dataclass
+from functools import cache
+from typing import Any, ForwardRef, Literal, Union, cast, get_args, get_origin
+
+from harness.contents import (
+    ApprovalRequest,
+    ApprovalResponse,
+    FunctionCall,
+    FunctionResult,
+    Message,
+    Reasoning,
+    Response,
+    Text,
+    Update,
+    Usage,
+    UserInputRequest,
+)
+from harness.contract import CallerView, RaisedError, TransportEvent, TransportExchange
+
+# Every class a loop's process may send, by the tag its encoded form carries.
+CLASSES: dict[str, type] = {cls.__name__: cls for cls in (
+    Text, Reasoning, FunctionCall, FunctionResult, ApprovalRequest, ApprovalResponse, UserInputRequest, Usage,
+    Message, Response, Update, CallerView, RaisedError, TransportExchange, TransportEvent)}
+TAG = "$"
+MAX_DEPTH = 200  # deeper JSON than any transcript needs; refused before it can exhaust the stack
+
+Decoder = Callable[[object, str], Any]
+
+
+class CodecError(Exception):
+    """A value from a loop's process is not what the value model declares; the message says where."""
+
+
+def encode(value: object) -> object:
+    """`value` as JSON-ready data: value-model dataclasses tagged with their class name, tuples as lists."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, tuple | list):
+        return [encode(item) for item in cast(list[object], value)]
+    if isinstance(value, Mapping):
+        return {str(key): encode(item) for key, item in cast(Mapping[object, object], value).items()}
+    if type(value).__name__ in CLASSES and is_dataclass(value):
+        encoded: dict[str, object] = {TAG: type(value).__name__}
+        for item in fields(value):
+            encoded[item.name] = encode(getattr(value, item.name))
+        return encoded
+    return repr(value)
+
+
+def dumps(value: object) -> bytes:
+    return json.dumps(encode(value), separators=(",", ":")).encode()
+
+
+def loads(data: bytes) -> object:
+    """Parse one message; refuses what is not JSON or nests deeper than `MAX_DEPTH`."""
+    try:
+        parsed: object = json.loads(data)
+    except (ValueError, RecursionError) as error:
+        raise CodecError(f"not JSON: {str(error)[:200]}") from None
+    _check_depth(parsed)
+    return parsed
+
+
+def decode(value: object, hint: object, path: str = "$") -> Any:
+    """`value` rebuilt as `hint` (a value-model class or a type hint); raises `CodecError` naming the path."""
+    return _decoder(hint)(value, path)
+
+
+def _check_depth(value: object) -> None:
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise CodecError(f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(item, list):
+            stack.extend((child, depth + 1) for child in cast(list[object], item))
+        elif isinstance(item, dict):
+            stack.extend((child, depth + 1) for child in cast(dict[str, object], item).values())
+
+
+@cache
+def _decoder(hint: object) -> Decoder:
+    if isinstance(hint, type) and hint.__name__ in CLASSES and is_dataclass(hint):
+        return _dataclass_decoder(hint)
+    if isinstance(hint, ForwardRef | str):  # the value model's only forward reference is its JSON alias
+        return _json_value
+    if hint is type(None) or hint is None:
+        return _exact(type(None), "null")
+    if hint in (str, bool):
+        return _exact(cast(type, hint), cast(type, hint).__name__)
+    if hint is int:
+        return _integer
+    if hint is float:
+        return _number
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is Literal:
+        return _literal(args)
+    if origin in (Union, types.UnionType):
+        return _json_value if _is_json_alias(args) else _union(args)
+    if origin is tuple:
+        return _tuple(_decoder(args[0]))
+    if origin in (Mapping, dict, typing.Mapping):
+        return _mapping(_decoder(args[1]))
+    if origin is list:
+        return _list(_decoder(args[0]))
+    raise TypeError(f"no decoder for {hint!r}")  # a harness bug: the value model grew a kind of field
+
+
+def _is_json_alias(args: tuple[object, ...]) -> bool:
+    return any(isinstance(a, ForwardRef) for arg in args for a in get_args(arg))
+
+
+def _dataclass_decoder(cls: type) -> Decoder:
+    hints = typing.get_type_hints(cls)
+    declared = {f.name: (_decoder(hints[f.name]), f.default is MISSING and f.default_factory is MISSING)
+                for f in fields(cls)}
+    name = cls.__name__
+
+    def decode_instance(value: object, path: str) -> Any:
+        given = _object(value)
+        if given is None or given.get(TAG) != name:
+            raise CodecError(f"{path}: expected a {name}, got {_kind(value)}")
+        unknown = sorted(set(given) - set(declared) - {TAG})
+        if unknown:
+            raise CodecError(f"{path}: a {name} has no field '{unknown[0]}'")
+        arguments: dict[str, object] = {}
+        for field_name, (field_decoder, required) in declared.items():
+            if field_name in given:
+                arguments[field_name] = field_decoder(given[field_name], f"{path}.{field_name}")
+            elif required:
+                raise CodecError(f"{path}: a {name} lacks its '{field_name}'")
+        try:
+            return cls(**arguments)
+        except (TypeError, ValueError) as error:
+            raise CodecError(f"{path}: {error}") from None
+
+    return decode_instance
+
+
+_KINDS: dict[type, str] = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+                           float: "a number", type(None): "null"}
+
+
+def _object(value: object) -> dict[str, object] | None:
+    return cast(dict[str, object], value) if isinstance(value, dict) else None
+
+
+def _kind(value: object) -> str:
+    given = _object(value)
+    if given is not None and TAG in given:
+        return f"a {str(given[TAG])[:40]}"
+    kind: type = type(value)
+    return _KINDS.get(kind, kind.__name__)
+
+
+def _exact(kind: type, label: str) -> Decoder:
+    def check(value: object, path: str) -> object:
+        if type(value) is not kind:
+            raise CodecError(f"{path}: expected {label}, got {_kind(value)}")
+        return value
+    return check
+
+
+def _integer(value: object, path: str) -> int:
+    if type(value) is not int:
+        raise CodecError(f"{path}: expected an integer, got {_kind(value)}")
+    return value
+
+
+def _number(value: object, path: str) -> float:
+    if type(value) not in (int, float):
+        raise CodecError(f"{path}: expected a number, got {_kind(value)}")
+    return cast(float, value)
+
+
+def _literal(allowed: tuple[object, ...]) -> Decoder:
+    def check(value: object, path: str) -> object:
+        if not isinstance(value, str) or value not in allowed:
+            raise CodecError(f"{path}: expected one of {', '.join(map(repr, allowed))}, got {str(value)[:60]!r}")
+        return value
+    return check
+
+
+def _union(options: tuple[object, ...]) -> Decoder:
+    """A tagged object goes to the class its tag names; any other value to the first option that takes it."""
+    classes: list[object] = [o for o in options if isinstance(o, type) and is_dataclass(o)]
+    by_tag = {cast(type, cls).__name__: _decoder(cls) for cls in classes}
+    others = [_decoder(o) for o in options if o not in classes]
+
+    def check(value: object, path: str) -> object:
+        given = _object(value)
+        tag = None if given is None else given.get(TAG)
+        if tag is not None:
+            tagged = by_tag.get(str(tag))
+            if tagged is None:
+                raise CodecError(f"{path}: expected one of {', '.join(by_tag) or 'no object'}, got {_kind(value)}")
+            return tagged(value, path)
+        problem = CodecError(f"{path}: expected one of {', '.join(by_tag)}, got {_kind(value)}")
+        for option_decoder in others:
+            try:
+                return option_decoder(value, path)
+            except CodecError as refused:
+                problem = refused
+        raise problem
+    return check
+
+
+def _tuple(item: Decoder) -> Decoder:
+    def check(value: object, path: str) -> tuple[object, ...]:
+        if not isinstance(value, list):
+            raise CodecError(f"{path}: expected an array, got {_kind(value)}")
+        return tuple(item(element, f"{path}[{i}]") for i, element in enumerate(cast(list[object], value)))
+    return check
+
+
+def _list(item: Decoder) -> Decoder:
+    tupled = _tuple(item)
+    return lambda value, path: list(tupled(value, path))
+
+
+def _mapping(item: Decoder) -> Decoder:
+    def check(value: object, path: str) -> dict[str, object]:
+        if not isinstance(value, dict):
+            raise CodecError(f"{path}: expected an object, got {_kind(value)}")
+        return {key: item(element, f"{path}.{key}") for key, element in cast(dict[str, object], value).items()}
+    return check
+
+
+def _json_value(value: object, path: str) -> object:
+    """Any JSON value: `loads` already guarantees the types and bounds the depth."""
+    return value
