@@ -46,6 +46,13 @@ def test_langchain_takes_the_newest_patch_of_each_minor_from_1_0_with_prebuilt_p
     assert framework.pinned("1.2.18") == []
 
 
+def test_google_adk_takes_the_newest_patch_of_each_minor_from_1_18() -> None:
+    releases = ["2.13.0", "2.9.2", "2.9.1", "2.0.0", "1.39.1", "1.39.0", "1.18.0", "1.17.0", "2.14.0rc1"]
+    framework = sweep.FRAMEWORKS["google-adk"]
+    assert framework.implementations == ("google_adk",)
+    assert sweep.select_releases(releases, framework) == ["1.18.0", "1.39.1", "2.0.0", "2.9.2", "2.13.0"]
+
+
 def test_agent_framework_takes_every_patch_from_1_10() -> None:
     releases = ["1.9.0", "1.10.0", "1.12.0", "1.12.1", "1.23.0", "1.24.0rc1"]
     assert sweep.select_releases(releases, sweep.FRAMEWORKS["agent-framework-core"]) == [

@@ -88,6 +88,10 @@ FRAMEWORKS: dict[str, Framework] = {
     # langgraph 1.0, whose range admits langgraph-prebuilt 1.0.9 on, which imports names only langgraph 1.1 has.
     "langchain": Framework("langchain", ("langchain",), "1.0.0", newest_patch_only=True, folder="langchain",
                            pins=(("1.0.0", "1.2.0", "langgraph-prebuilt<1.0.9"),)),
+    # Google's Agent Development Kit: each minor's newest patch from 1.18, the first release whose tool confirmation
+    # pauses the run (1.14-1.17 load the adapter, but send ADK's pending placeholder to the model as the call's result
+    # and carry on, so no approval scenario reaches its decision there).
+    "google-adk": Framework("google-adk", ("google_adk",), "1.18.0", newest_patch_only=True, folder="google-adk"),
 }
 
 
