@@ -13,8 +13,8 @@ PYTHON = "3.11"
 # where both interpreters are installed (nox finds python3.X on PATH, e.g. from pyenv or the deadsnakes packages).
 PYTHONS = ["3.11", "3.12", "3.13"]
 # Every optional dependency the suite runs over (the wire providers, the hosting server, the other frameworks).
-EXTRAS = ".[agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents,langchain]"
-EXTRAS_TEST = ".[test,power,agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents,langchain]"
+EXTRAS = ".[agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents,langchain,google-adk]"
+EXTRAS_TEST = ".[test,power,docs,agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents,langchain,google-adk]"
 
 
 @nox.session(python=PYTHON)
