@@ -43,28 +43,34 @@ class Verdict:
     differs: int = 0  # matching runs whose failures no longer gate
     not_applicable: int = 0
     matched: int = 0  # matching runs of any verdict
+    # The first results file is the fresh run of today's harness; the others were judged by the harness of their
+    # sweep, which may have reported the same behaviour under other checks.
+    fresh_hits: set[str] = field(default_factory=lambda: set[str]())
+    old_hits: set[str] = field(default_factory=lambda: set[str]())
+    fresh_versions: set[str] = field(default_factory=lambda: set[str]())
 
 
 def _run_key(result: ScenarioResult) -> tuple[str, ...]:
     return (result.scenario, result.implementation, result.mode, result.provider, result.version)
 
 
-def read_runs(paths: Sequence[Path]) -> list[ScenarioResult]:
+def read_runs(paths: Sequence[Path]) -> list[tuple[ScenarioResult, bool]]:
+    """Every run, each once (the earliest file that has it wins), marked when it comes from the first file."""
     seen: set[tuple[str, ...]] = set()
-    runs: list[ScenarioResult] = []
-    for path in paths:
-        fresh = [r for r in load_results_document(path).results if _run_key(r) not in seen]
-        seen.update(_run_key(r) for r in fresh)
-        runs.extend(fresh)
+    runs: list[tuple[ScenarioResult, bool]] = []
+    for number, path in enumerate(paths):
+        unseen = [r for r in load_results_document(path).results if _run_key(r) not in seen]
+        seen.update(_run_key(r) for r in unseen)
+        runs.extend((r, number == 0) for r in unseen)
     return runs
 
 
-def judge_entries(entries: Sequence[KnownFailure], runs: Iterable[ScenarioResult]) -> list[Verdict]:
+def judge_entries(entries: Sequence[KnownFailure], runs: Iterable[tuple[ScenarioResult, bool]]) -> list[Verdict]:
     verdicts = [Verdict() for _ in entries]
     by_scenario: dict[str, list[int]] = defaultdict(list)
     for index, entry in enumerate(entries):
         by_scenario[entry.scenario].append(index)
-    for run in runs:
+    for run, fresh in runs:
         indices = [i for i in by_scenario.get(run.scenario, []) if entries[i].matches(run)]
         if not indices:
             continue
@@ -73,6 +79,8 @@ def judge_entries(entries: Sequence[KnownFailure], runs: Iterable[ScenarioResult
         for i in indices:
             verdict = verdicts[i]
             verdict.matched += 1
+            if fresh:
+                verdict.fresh_versions.add(run.version)
             if judged.verdict == "n/a":
                 verdict.not_applicable += 1
                 continue
@@ -81,6 +89,7 @@ def judge_entries(entries: Sequence[KnownFailure], runs: Iterable[ScenarioResult
                 verdict.runs += 1
                 for check in hit:
                     verdict.hits[check.id].add(profile_of(check))
+                    (verdict.fresh_hits if fresh else verdict.old_hits).add(check.id)
             elif judged.verdict == "differs":
                 verdict.differs += 1
     return verdicts
@@ -112,8 +121,16 @@ def rewrite(text: str, entries: Sequence[KnownFailure], verdicts: Sequence[Verdi
     if len(blocks) != len(entries):
         raise SystemExit(f"{len(blocks)} entry blocks in the file, {len(entries)} entries parsed")
     removed: set[int] = set()
+    appended: dict[int, list[str]] = {}  # after a block's last line: the entry for the fresh release on
+    reemitted: set[int] = set()  # lines of split entries, written again (changed) where `appended` says
     for (start, end), entry, verdict in zip(blocks, entries, verdicts, strict=True):
         if entry_class(verdict) == "unjudged":
+            continue
+        split = _split_at_fresh_release(lines, start, end, entry, verdict)
+        if split is not None:
+            old_block, fresh_block = split
+            reemitted.update(range(start, end))
+            appended[end - 1] = [*old_block, *([""] + fresh_block if fresh_block else [])]
             continue
         kept = [c for c in entry.checks if c in verdict.hits]
         if not kept:
@@ -129,8 +146,74 @@ def rewrite(text: str, entries: Sequence[KnownFailure], verdicts: Sequence[Verdi
         else:
             raise SystemExit(f"entry at line {start + 1} has no checks list")
     _keep_anchors(lines, removed)
-    out = [line for i, line in enumerate(lines) if i not in removed]
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if i not in removed and i not in reemitted:
+            out.append(line)
+        if i in appended:
+            out.extend(appended[i])
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out))
+
+
+def _split_at_fresh_release(lines: list[str], start: int, end: int, entry: KnownFailure,
+                            verdict: Verdict) -> tuple[list[str], list[str]] | None:
+    """An entry whose fresh release fails other checks than the releases judged by an earlier harness: the entry
+    up to the fresh release with the old checks, and one from it with the fresh checks (none when it passes).
+
+    Only the fresh release was judged by today's checks; the earlier ones are split off rather than rewritten, so
+    each range says what its own results show until a re-sweep judges them all alike."""
+    if len(verdict.fresh_versions) != 1 or not verdict.old_hits:
+        return None
+    fresh = next(iter(verdict.fresh_versions))
+    old = [c for c in entry.checks if c in verdict.old_hits]
+    new = [c for c in entry.checks if c in verdict.fresh_hits]
+    if old == new or (entry.versions_from is not None and entry.versions_from == fresh):
+        return None
+    block = _without_multiline_checks(lines[start:end])
+    old_block = [f"    checks: [{', '.join(old)}]" if l.startswith("    checks: [") else l for l in block]
+    old_block = [f"  # Split at {fresh}: the releases before it were last judged by the harness of their sweep, {fresh} "
+                 "by today's; a re-sweep merges the two.", *_with_field(old_block, "versions_until", fresh)]
+    if not new:
+        return old_block, []
+    fresh_block = [f"    checks: [{', '.join(new)}]" if l.startswith("    checks: [") else l for l in block]
+    fresh_block = _with_field(fresh_block, "versions_from", fresh)
+    return old_block, _aliased(fresh_block)
+
+
+def _without_multiline_checks(block: list[str]) -> list[str]:
+    out: list[str] = []
+    skipping = False
+    for line in block:
+        if skipping:
+            skipping = not line.rstrip().endswith("]")
+            continue
+        out.append(line)
+        skipping = line.startswith("    checks: [") and not line.rstrip().endswith("]")
+    return out
+
+
+def _with_field(block: list[str], name: str, value: str) -> list[str]:
+    if any(l.startswith(f"    {name}:") for l in block):
+        return [f"    {name}: {value}" if l.startswith(f"    {name}:") else l for l in block]
+    at = next(i for i, l in enumerate(block) if l.startswith("    reason:"))
+    return [*block[:at], f"    {name}: {value}", *block[at:]]
+
+
+def _aliased(block: list[str]) -> list[str]:
+    """A copy's reason refers to the original's anchor instead of defining it again."""
+    out: list[str] = []
+    skipping = False
+    for line in block:
+        found = re.match(r"^    reason: &([\w-]+) >$", line)
+        if found:
+            out.append(f"    reason: *{found.group(1)}")
+            skipping = True
+            continue
+        if skipping and line.startswith("      "):
+            continue
+        skipping = False
+        out.append(line)
+    return out
 
 
 def _keep_anchors(lines: list[str], removed: set[int]) -> None:

@@ -79,6 +79,8 @@ class AdapterInfo:
     provider_packages: Mapping[str, str]
     profiles: frozenset[str]
     loop_modules: tuple[str, ...]
+    response_shape: str = "messages"
+    approval_controls: str = "caller-history"
 
     @staticmethod
     def read(data: object) -> AdapterInfo:
@@ -98,7 +100,9 @@ class AdapterInfo:
             codec.decode(given.get("unexpressible"), Mapping[str, str], "unexpressible"),
             codec.decode(given.get("provider_packages"), Mapping[str, str], "provider_packages"),
             frozenset(codec.decode(given.get("profiles"), texts, "profiles")),
-            codec.decode(given.get("loop_modules"), texts, "loop_modules"))
+            codec.decode(given.get("loop_modules"), texts, "loop_modules"),
+            codec.decode(given.get("response_shape", "messages"), text, "response_shape"),
+            codec.decode(given.get("approval_controls", "caller-history"), text, "approval_controls"))
 
 
 @dataclass
@@ -127,6 +131,8 @@ class RemoteAdapter:
         self.provider_packages = info.provider_packages
         self.profiles = info.profiles
         self.loop_modules = info.loop_modules
+        self.response_shape = info.response_shape
+        self.approval_controls = info.approval_controls
         self._start = start
         self.process: RunProcess | None = None
 

@@ -30,11 +30,13 @@ from harness.contract import (
     Dialect,
     LoopAdapter,
     Mode,
+    adapter_approval_controls,
     adapter_dialects,
     adapter_loop_modules,
     adapter_modes,
     adapter_profiles,
     adapter_provider_package,
+    adapter_response_shape,
 )
 from harness.scenario.model import Scenario
 
@@ -97,6 +99,7 @@ def describe(adapter: LoopAdapter) -> dict[str, object]:
         "unexpressible": {str(k): str(v) for k, v in cast(dict[object, object], unexpressible).items()},
         "provider_packages": {d: adapter_provider_package(adapter, d) for d in dialects if d != "neutral"},
         "profiles": sorted(adapter_profiles(adapter)), "loop_modules": list(adapter_loop_modules(adapter)),
+        "response_shape": adapter_response_shape(adapter), "approval_controls": adapter_approval_controls(adapter),
     }
 
 
