@@ -8,6 +8,7 @@ Registered through the ``pytest11`` entry point. Hooks stay thin and hand off to
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -15,20 +16,36 @@ from typing import Any, cast
 import pytest
 
 from harness.bundled import BUNDLED_SCENARIOS
-from harness.contract import DIALECTS, MODES, Dialect, LoopAdapter, Mode, adapter_dialects
+from harness.contract import DIALECTS, MODES, Dialect, Mode
 from harness.errors import ScenarioFileError, UnknownImplementationError
 from harness.reporting.baseline import BUNDLED_BASELINE, BaselineError, KnownFailure, apply_baseline, load_baseline
 from harness.reporting.text import render_failure, run_where
 from harness.results import ScenarioResult, with_provider
-from harness.run.isolation import RUN_TIMEOUT_SECONDS, RunRequest, WorkerPool, run_requests
-from harness.run.registry import check_known, implementation_names, load_adapter
-from harness.scenario.loader import SCENARIO_SUFFIXES, load_scenario
+from harness.run.isolation import (
+    RUN_TIMEOUT_SECONDS,
+    START_TIMEOUT_SECONDS,
+    RunRequest,
+    WorkerPool,
+    probe,
+    run_requests,
+)
+from harness.run.registry import check_known, implementation_names
+from harness.run.worker import ProbeOutcome
+from harness.scenario.loader import (
+    SCENARIO_SUFFIXES,
+    duplicate_id_error,
+    inside_root,
+    load_scenario,
+    outside_root_error,
+)
 from harness.scenario.model import Scenario
 
-_ADAPTERS = pytest.StashKey[list[tuple[str, LoopAdapter]]]()
+_ADAPTERS = pytest.StashKey[list[ProbeOutcome]]()
 _ROOTS = pytest.StashKey[list[Path]]()
 _KNOWN = pytest.StashKey[list[KnownFailure]]()
 _POOL = pytest.StashKey[WorkerPool]()
+_COLLECTED = pytest.StashKey[set[str]]()  # real paths of the scenario files collected so far
+MIN_START_SECONDS = 30.0  # the least time a worker gets to start and build an adapter
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -125,20 +142,22 @@ def _unreached(config: pytest.Config, folders: Sequence[Path]) -> list[Path]:
     return added
 
 
-def _adapters(config: pytest.Config) -> list[tuple[str, LoopAdapter]]:
-    """Each implementation to run, as (the name it is loaded by, in the worker too; the adapter)."""
+def _adapters(config: pytest.Config) -> list[ProbeOutcome]:
+    """Each implementation to run: its adapter built once in the worker process that will run its items, never in
+    pytest's own (a factory that crashes, hangs or patches the interpreter must not take pytest with it), as the
+    name it is loaded by, the name and version it reports and the providers it runs over."""
     if _ADAPTERS not in config.stash:
-        names = _strings(config, "--lc-impl") or implementation_names()
-        loaded: list[tuple[str, LoopAdapter]] = []
-        for name in names:
-            try:
-                loaded.append((name, load_adapter(name)))
-            except ImportError as error:  # a missing extra: only an error when asked for by name
-                if name in _strings(config, "--lc-impl"):
-                    raise pytest.UsageError(f"implementation '{name}' is not available: {error}") from None
-            except Exception as error:  # noqa: BLE001 - a broken factory is the user's to fix, shown plainly
-                raise pytest.UsageError(f"the factory of implementation '{name}' raised "
-                                        f"{type(error).__name__}: {error}") from None
+        asked = _strings(config, "--lc-impl")
+        loaded: list[ProbeOutcome] = []
+        for outcome in probe(_pool(config), asked or implementation_names()):
+            if outcome.unavailable is not None:  # a missing extra: only an error when asked for by name
+                if outcome.implementation in asked:
+                    raise pytest.UsageError(f"implementation '{outcome.implementation}' is {outcome.unavailable}")
+            elif outcome.broken is not None:  # a broken factory is the user's to fix, shown plainly
+                raise pytest.UsageError(f"implementation '{outcome.implementation}' cannot be built: "
+                                        f"{outcome.broken}")
+            else:
+                loaded.append(outcome)
         config.stash[_ADAPTERS] = loaded
     return config.stash[_ADAPTERS]
 
@@ -146,15 +165,32 @@ def _adapters(config: pytest.Config) -> list[tuple[str, LoopAdapter]]:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.suffix not in SCENARIO_SUFFIXES:
         return None
-    roots = parent.config.stash[_ROOTS]
-    if not any(file_path.resolve().is_relative_to(root) for root in roots):
+    # Where the file was found, links not followed: a link inside a scenario folder is a scenario file, and is
+    # refused unread when it leads out of that folder.
+    found = file_path.parent.resolve() / file_path.name
+    root = next((root for root in parent.config.stash[_ROOTS] if found.is_relative_to(root)), None)
+    if root is None:
         return None
+    if not inside_root(file_path, root):
+        return ScenarioFile.from_parent(  # pyright: ignore[reportUnknownMemberType]
+            parent, path=file_path, refusal=outside_root_error(file_path, root))
+    collected = parent.config.stash.setdefault(_COLLECTED, set())
+    real = os.path.realpath(file_path)
+    if real in collected:  # a link to a file collected already (or the file a link collected): its runs once
+        return None
+    collected.add(real)
     return ScenarioFile.from_parent(parent, path=file_path)  # pyright: ignore[reportUnknownMemberType]
 
 
 class ScenarioFile(pytest.File):
+    def __init__(self, *, refusal: ScenarioFileError | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)  # pyright: ignore[reportUnknownMemberType]
+        self.refusal = refusal
+
     def collect(self) -> Iterator[pytest.Item]:
         try:
+            if self.refusal is not None:
+                raise self.refusal
             scenario = load_scenario(self.path)
         except ScenarioFileError as error:
             yield MalformedScenarioItem.from_parent(  # pyright: ignore[reportUnknownMemberType]
@@ -163,15 +199,40 @@ class ScenarioFile(pytest.File):
         mode_option: Mode | None = self.config.getoption("--lc-mode")
         modes: tuple[Mode, ...] = (mode_option,) if mode_option else MODES
         asked: list[Dialect] = self.config.getoption("--lc-provider") or []
-        for reference, adapter in _adapters(self.config):
-            for dialect in adapter_dialects(adapter):
+        for adapter in _adapters(self.config):
+            for dialect in adapter.dialects:
                 if asked and dialect not in asked:
                     continue
                 for mode in modes:
                     parameters = "-".join(with_provider([adapter.name, mode], dialect))
                     yield ScenarioItem.from_parent(  # pyright: ignore[reportUnknownMemberType]
                         self, name=f"{scenario.id}[{parameters}]", scenario=scenario, adapter=adapter, mode=mode,
-                        reference=reference, dialect=dialect)
+                        dialect=dialect)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Scenario files that share an id are errors, each naming the others, as the command line reports them: no
+    result could say which of them it belongs to."""
+    owners: dict[str, dict[Path, Scenario]] = {}
+    for item in items:
+        if isinstance(item, ScenarioItem):
+            owners.setdefault(item.scenario.id, {})[item.scenario.path] = item.scenario
+    shared = {path: (scenario, [other for other in files if other != path])
+              for files in owners.values() if len(files) > 1 for path, scenario in files.items()}
+    if not shared:
+        return
+    replaced: list[pytest.Item] = []
+    reported: set[Path] = set()
+    for item in items:
+        if not isinstance(item, ScenarioItem) or item.scenario.path not in shared:
+            replaced.append(item)
+        elif item.scenario.path not in reported:
+            reported.add(item.scenario.path)
+            scenario, others = shared[item.scenario.path]
+            parent = cast(pytest.Collector, item.parent)
+            replaced.append(MalformedScenarioItem.from_parent(  # pyright: ignore[reportUnknownMemberType]
+                parent, name="scenario-file", error=duplicate_id_error(scenario, others)))
+    items[:] = replaced
 
 
 class ScenarioFailedError(Exception):
@@ -181,12 +242,12 @@ class ScenarioFailedError(Exception):
 
 
 class ScenarioItem(pytest.Item):
-    def __init__(self, *, scenario: Scenario, adapter: LoopAdapter, mode: Mode, reference: str,
+    def __init__(self, *, scenario: Scenario, adapter: ProbeOutcome, mode: Mode,
                  dialect: Dialect = "neutral", **kwargs: Any) -> None:
         super().__init__(**kwargs)  # pyright: ignore[reportUnknownMemberType]
         self.scenario = scenario
         self.adapter = adapter
-        self.reference = reference  # how the worker process loads the same adapter
+        self.reference = adapter.implementation  # how the worker process loads the same adapter
         self.mode: Mode = mode
         self.dialect: Dialect = dialect
         for row in scenario.spec.spec:
@@ -240,7 +301,10 @@ def _pool(config: pytest.Config) -> WorkerPool:
     """One worker process per pytest process (per xdist worker), started on first use and reused."""
     if _POOL not in config.stash:
         timeout = cast(float, config.getoption("--lc-timeout"))
-        config.stash[_POOL] = WorkerPool(1, timeout)
+        # Building an adapter (importing its framework) gets the run limit too, but never less than a slow import
+        # needs: a factory that hangs then stops collection for that long, not for good.
+        start = min(START_TIMEOUT_SECONDS, max(timeout, MIN_START_SECONDS))
+        config.stash[_POOL] = WorkerPool(1, timeout, start_timeout=start)
     return config.stash[_POOL]
 
 

@@ -22,7 +22,12 @@ VALUE_MODEL = frozenset({
     "harness.contents", "harness.contract", "harness.script", "harness.records", "harness.transcript",
     "harness.results", "harness.requirements", "harness.errors", "harness.limits", "harness.bundled",
     "harness.parameters", "harness.signatures", "harness.transport", "harness.transport.agui",
+    "harness.identity", "harness.content_check",
 })
+# Bounded, located reading of the harness's own data files (results, baselines): reporting's one way in, built on
+# the scenario format's bounded YAML reader.
+DATA_FILES = "harness.data_files"
+DATA_FILES_READ_WITH = ("harness.scenario.yaml_source", "harness.scenario.source_text")
 # An adapter that serves another adapter's loop over a transport reuses that adapter's framework glue (client,
 # tools, approvals) instead of copying it.
 BUILDS_ON = {"harness.adapters.agent_framework_ag_ui": "harness.adapters.agent_framework"}
@@ -109,9 +114,15 @@ def test_fakes_know_no_implementation_and_no_engine() -> None:
 
 
 def test_reporting_reads_results_not_implementations() -> None:
-    # The scenario format answers two questions of reports: the spec's rows, and where an expectation sits in a file.
-    allowed = (*VALUE_MODEL, "harness.reporting", "harness.scenario.spec_rows", "harness.scenario.positions")
+    # The scenario format answers two questions of reports: the spec's rows, and where an expectation sits in a file;
+    # files are read through the bounded readers.
+    allowed = (*VALUE_MODEL, "harness.reporting", "harness.scenario.spec_rows", "harness.scenario.positions",
+               DATA_FILES)
     assert _violations({"harness.reporting": allowed}, {}) == []
+
+
+def test_data_files_are_read_with_the_scenario_yaml_reader_only() -> None:
+    assert _violations({DATA_FILES: (*VALUE_MODEL, *DATA_FILES_READ_WITH)}, {}) == []
 
 
 @pytest.mark.parametrize("package", ["harness", "fakes"])

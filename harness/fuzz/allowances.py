@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from harness.data_files import load_yaml_model
 from harness.errors import HarnessError
 from harness.fuzz.features import Feature, features
 from harness.reporting.baseline import in_release_range
@@ -56,11 +56,8 @@ class AllowancesError(HarnessError):
 
 
 def load_allowances(path: Path) -> list[Allowance]:
-    try:
-        data: object = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        return list(Allowances.model_validate(data).allowances)
-    except (OSError, yaml.YAMLError, ValidationError) as error:
-        raise AllowancesError(f"{path}: {error}") from None
+    """The allowances of the file at `path`, read bounded (`harness.data_files`); `AllowancesError` otherwise."""
+    return list(load_yaml_model(path, Allowances, AllowancesError, "a fuzz allowances file").allowances)
 
 
 def allowed(allowances: Sequence[Allowance], result: ScenarioResult, scenario: Scenario,

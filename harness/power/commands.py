@@ -13,6 +13,7 @@ from typing import TextIO, cast
 
 from harness.contents import JSON
 from harness.contract import MODES, Mode
+from harness.data_files import load_json_file
 from harness.errors import HarnessError
 from harness.power.coverage_report import write_coverage_report
 from harness.power.diffmap import MappedHunk, map_hunks, parse_diff, read_diff
@@ -109,10 +110,11 @@ def mutate_command(selection: Selection, out_dir: Path, *, limit: int | None = N
 
 def load_coverage_report(path: Path, implementation: str) -> LoopCoverage:
     """The coverage a loop-coverage JSON report holds; refused when the installed source has changed since."""
+    raw = load_json_file(path, HarnessError)  # bounded and located, as every data file the harness reads
     try:
-        document = cast(dict[str, JSON], json.loads(path.read_text(encoding="utf-8")))
+        document = cast(dict[str, JSON], raw)
         coverage = coverage_from_json(str(document["implementation"]), cast(dict[str, JSON], document["raw"]))
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise HarnessError(f"{path}: not a loop-coverage report ({error})") from None
     if coverage.implementation != implementation:
         raise HarnessError(f"{path} measures {coverage.implementation}, not {implementation}")

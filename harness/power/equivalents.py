@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-import yaml
-
+from harness.data_files import load_yaml_file
 from harness.errors import HarnessError
 
 DEFAULT_EQUIVALENTS = Path("baselines/equivalent-mutants.yaml")
@@ -30,10 +29,7 @@ class Equivalent:
 def load_equivalents(path: Path | None) -> tuple[Equivalent, ...]:
     if path is None or not path.exists():
         return ()
-    try:
-        data = cast(object, yaml.safe_load(path.read_text(encoding="utf-8")))
-    except (OSError, yaml.YAMLError) as error:
-        raise EquivalentsError(f"{path}: {error}") from None
+    data = load_yaml_file(path, EquivalentsError, "an equivalent-mutants file").data
     entries = cast(dict[str, object], data).get("equivalent_mutants", []) if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise EquivalentsError(f"{path}: expected a mapping with an 'equivalent_mutants' list")

@@ -22,11 +22,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from harness.bundled import BUNDLED_BASELINE as BUNDLED_BASELINE
 from harness.contract import Dialect
+from harness.data_files import load_yaml_model
 from harness.errors import HarnessError
 from harness.reporting.design import DesignDifference, apply_profiles
 from harness.results import NEUTRAL_PROVIDER, CheckResult, ScenarioResult, overall
@@ -98,9 +98,10 @@ def release_key(text: str) -> tuple[int, ...]:
     numbers: list[int] = []
     tail = (0, 0)
     for part in text.split("."):
-        digits = re.match(r"\d+", part)
+        # ASCII digits only, and no more than any release has: a hand-written bound must never make `int` fail.
+        digits = re.match(r"[0-9]{1,18}", part)
         numbers.append(int(digits.group()) if digits else 0)
-        suffix = re.fullmatch(r"\d*([a-z]+)(\d*)", part.lower())
+        suffix = re.fullmatch(r"[0-9]*([a-z]+)([0-9]{0,18})", part.lower())
         if suffix is not None and suffix.group(1) in _PRE_RELEASE:
             tail = (_PRE_RELEASE[suffix.group(1)], int(suffix.group(2) or 0))
     return (*numbers, *tail)
@@ -113,11 +114,9 @@ def in_release_range(version: str, first: str | None, fixed: str | None) -> bool
 
 
 def load_baseline(path: Path) -> Baseline:
-    try:
-        data: object = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        return Baseline.model_validate(data)
-    except (OSError, yaml.YAMLError, ValidationError) as error:
-        raise BaselineError(f"{path}: {error}") from None
+    """The baseline file at `path`, read bounded (size, depth, aliases, UTF-8: `harness.data_files`);
+    `BaselineError` with one located line for anything else."""
+    return load_yaml_model(path, Baseline, BaselineError, "a baseline file")
 
 
 def apply_baseline(result: ScenarioResult, entries: Sequence[KnownFailure],

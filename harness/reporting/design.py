@@ -15,11 +15,11 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from harness.bundled import BUNDLED_DESIGN_DIFFERENCES
 from harness.contract import Dialect
+from harness.data_files import load_yaml_model
 from harness.errors import HarnessError
 from harness.requirements import REQUIREMENTS, gates, profile_of
 from harness.results import CheckResult, ScenarioResult, overall
@@ -74,11 +74,9 @@ class DesignDifferencesError(HarnessError):
 
 
 def load_design_differences(path: Path) -> list[DesignDifference]:
-    try:
-        data: object = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        return list(DesignDifferences.model_validate(data).design_differences)
-    except (OSError, yaml.YAMLError, ValidationError) as error:
-        raise DesignDifferencesError(f"{path}: {error}") from None
+    """The design-differences file at `path`, read bounded and located as every baseline file is."""
+    return list(load_yaml_model(path, DesignDifferences, DesignDifferencesError,
+                                "a design-differences file").design_differences)
 
 
 @cache

@@ -7,12 +7,12 @@ fields every report needs and lenient about the rest, so that older files still 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from harness.data_files import load_json_file
 from harness.errors import HarnessError
 from harness.results import NEUTRAL_PROVIDER, PROFILES, VERDICTS, CheckResult, Profile, ScenarioResult, Verdict
 
@@ -38,11 +38,8 @@ class ResultsDocument:
 
 
 def load_results_document(path: Path) -> ResultsDocument:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ResultsFileError(f"{path}: {error}") from None
-    return parse_results_document(data, source=str(path))
+    # Bounded and located: size, depth, non-finite numbers, bad UTF-8 and lone surrogates are refused at their place.
+    return parse_results_document(load_json_file(path, ResultsFileError), source=str(path))
 
 
 def as_document(document: ResultsDocument | Mapping[str, Any], *, source: str = "") -> ResultsDocument:

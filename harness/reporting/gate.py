@@ -14,7 +14,7 @@ and a provider, with the reason it fails. The gate fails when
 Checks the run already reported as ``xfail`` (it applied a baseline itself) count as failing checks here: the gate
 judges against its own baseline, not against the run's.
 
-Baseline file (YAML, loaded with ``yaml.safe_load``, unknown keys are errors)::
+Baseline file (YAML, loaded safely and bounded like a scenario, unknown keys are errors)::
 
     check_failures:                      # the per-check format
       - scenario: normal.string-input
@@ -42,10 +42,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Self
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from harness.contract import Dialect
+from harness.data_files import load_yaml_model
 from harness.reporting.baseline import BaselineError, KnownFailure, in_release_range, release_key
 from harness.reporting.coverage import provider_key
 from harness.reporting.design import apply_profiles
@@ -126,11 +126,12 @@ def expand(known_failures: Iterable[KnownFailure]) -> list[CheckBaselineEntry]:
 
 
 def load_gate_baseline(path: Path) -> list[CheckBaselineEntry]:
+    """Every per-check entry of the baseline file at `path`, read bounded (`harness.data_files`)."""
+    baseline = load_yaml_model(path, GateBaseline, BaselineError, "a baseline file")
     try:
-        data: object = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        return GateBaseline.model_validate(data).entries()
-    except (OSError, yaml.YAMLError, ValidationError) as error:
-        raise BaselineError(f"{path}: {error}") from None
+        return baseline.entries()
+    except ValidationError as error:  # a known failure that expands to an invalid per-check entry
+        raise BaselineError(f"{path}: error[invalid-value]: {error.errors()[0]['msg']}") from None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import cast
 
 from harness.contract import ENTRY_POINT_GROUP, LoopAdapter
-from harness.errors import UnknownImplementationError
+from harness.errors import HarnessError, UnknownImplementationError
+from harness.identity import name_problem, shown, version_problem
 
 
 def implementation_names() -> list[str]:
@@ -45,7 +46,21 @@ def load_adapter(name: str) -> LoopAdapter:
     adapter: object = cast(object, factory())
     if not isinstance(adapter, LoopAdapter):
         raise TypeError(f"the factory of '{name}' returned {type(adapter).__name__}, not a LoopAdapter")
+    check_identity(adapter, name)
     return adapter
+
+
+class AdapterIdentityError(HarnessError):
+    """An adapter whose `name` or `version` could not be shown in a report or compared as a release."""
+
+
+def check_identity(adapter: LoopAdapter, reference: str) -> None:
+    """Raise `AdapterIdentityError` unless the adapter's name and version are plain (`harness.identity`): they go
+    into every report, heading and sort key, so an adapter cannot smuggle markup or an unreadable release there."""
+    name, version = cast(object, adapter.name), cast(object, adapter.version)
+    problem = name_problem(name) or version_problem(version)
+    if problem is not None:
+        raise AdapterIdentityError(f"the adapter of {shown(reference)} is refused: {problem}")
 
 
 def installed_adapters() -> tuple[list[LoopAdapter], list[str]]:

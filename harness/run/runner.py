@@ -21,6 +21,7 @@ from harness.checks.attribution import attribute
 from harness.checks.expectations import check_turn
 from harness.checks.invariants import INVARIANTS
 from harness.checks.wire import check_provider_accepts, check_wire
+from harness.content_check import view_breach
 from harness.contents import JSON, Message, Response, Update
 from harness.contract import (
     ApprovalPolicy,
@@ -45,6 +46,7 @@ from harness.contract import (
 from harness.records import RunRecord, RunSubject, TurnRecord
 from harness.results import CheckResult, ScenarioResult, Verdict, overall
 from harness.run.inputs import TurnInputError, build_input
+from harness.scenario.matchers import regex_budget
 from harness.scenario.model import Scenario, Turn
 from harness.scenario.schema import SessionChangesSpec
 from harness.script import Exchange, ModelRequest, ToolExecution
@@ -130,7 +132,8 @@ async def execute(scenario: Scenario, adapter: LoopAdapter, mode: Mode,
             requests_before, executions_before = len(provider.requests), len(toolbox.executions)
             asked_before = len(rules.asked)
             earlier = tuple(r.response_messages() for r in record.turns if r.view.response is not None)
-            view, crash = await _turn_outcome(conversation, _turn_input(turn, caller_input), turn_timeout)
+            view, crash = await _turn_outcome(conversation, _turn_input(turn, caller_input), turn_timeout,
+                                               adapter.name)
             record.turns.append(TurnRecord(
                 turn.index, caller_input, earlier, view,
                 tuple(provider.requests[requests_before:]), tuple(toolbox.executions[executions_before:]),
@@ -173,10 +176,14 @@ class OutOfProcessConversation(ABC):
         await self.close_outcome(TURN_TIMEOUT_SECONDS)
 
 
-async def _turn_outcome(conversation: Conversation, turn: TurnInput, timeout: float) -> tuple[CallerView, str | None]:
+async def _turn_outcome(conversation: Conversation, turn: TurnInput, timeout: float,
+                        adapter_name: str = "the adapter") -> tuple[CallerView, str | None]:
     if isinstance(conversation, OutOfProcessConversation):
-        return await conversation.run_turn_outcome(turn, timeout)
-    return await run_one_turn(conversation, turn, timeout)
+        view, crash = await conversation.run_turn_outcome(turn, timeout)
+        # The view crossed as checked JSON; its contents are checked here too, in the judge's own process.
+        problem = None if crash is not None else _malformed_view(view, adapter_name)
+        return (CallerView(), CONTRACT_BROKEN + problem) if problem is not None else (view, crash)
+    return await run_one_turn(conversation, turn, timeout, adapter_name)
 
 
 def _exchanges(wire: WireEndpoint | None, turn: int) -> tuple[Exchange, ...]:
@@ -230,7 +237,8 @@ def _caller_written_approvals(scenario: Scenario, adapter: LoopAdapter) -> str |
             "only on the pauses its own loop issued and holds (approval_controls = 'own-pauses')")
 
 
-async def run_one_turn(conversation: Conversation, turn: TurnInput, timeout: float) -> tuple[CallerView, str | None]:
+async def run_one_turn(conversation: Conversation, turn: TurnInput, timeout: float,
+                       adapter_name: str = "the adapter") -> tuple[CallerView, str | None]:
     try:
         view = cast(object, await asyncio.wait_for(conversation.run_turn(turn), timeout))
     except TimeoutError:
@@ -241,7 +249,7 @@ async def run_one_turn(conversation: Conversation, turn: TurnInput, timeout: flo
         return CallerView(), f"run_turn raised {_one_line(error)}"
     if not isinstance(view, CallerView):
         return CallerView(), f"{CONTRACT_BROKEN}run_turn returned {type(view).__name__}, not a CallerView"
-    problem = _malformed_view(view)
+    problem = _malformed_view(view, adapter_name)
     return (CallerView(), CONTRACT_BROKEN + problem) if problem is not None else (view, None)
 
 
@@ -249,8 +257,9 @@ def _one_line(error: BaseException) -> str:
     return "".join(traceback.format_exception_only(type(error), error)).strip()
 
 
-def _malformed_view(view: CallerView) -> str | None:
-    """A view whose fields are not what the contract says would crash the checks; it is the adapter's fault."""
+def _malformed_view(view: CallerView, adapter_name: str) -> str | None:
+    """A view whose fields are not what the contract says would crash the checks; it is the adapter's fault.
+    Checked here, as it crosses from the adapter into the judge: its fields, then every content in them."""
     # Typed as `object`: an adapter in Python can put anything in a dataclass field.
     response, updates = cast(object, view.response), cast(object, view.updates)
     error, log = cast(object, view.error), cast(object, view.log)
@@ -268,6 +277,9 @@ def _malformed_view(view: CallerView) -> str | None:
     counted = cast(object, view.function_calls_counted)
     if counted is not None and (not isinstance(counted, int) or isinstance(counted, bool)):
         return f"run_turn returned a CallerView whose function_calls_counted is a {type(counted).__name__}"
+    breach = view_breach(view)
+    if breach is not None:
+        return f"run_turn of {adapter_name} returned a CallerView whose {breach}"
     return None
 
 
@@ -294,7 +306,13 @@ def subject(scenario: Scenario) -> RunSubject:
 
 
 def judge(scenario: Scenario, record: RunRecord) -> list[CheckResult]:
-    """Every check of one run: completion, script use, the invariants, then the scenario's expectations."""
+    """Every check of one run: completion, script use, the invariants, then the scenario's expectations; its
+    `$regex` matchers share one budget of matching time (`regex_budget`)."""
+    with regex_budget():
+        return _judged(scenario, record)
+
+
+def _judged(scenario: Scenario, record: RunRecord) -> list[CheckResult]:
     checks: list[CheckResult] = [_completion(record), _script(record)]
     for invariant in INVARIANTS:
         checks.extend(invariant(record))

@@ -6,7 +6,7 @@ Whatever a file holds, loading it returns a `Scenario` or raises `ScenarioFileEr
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -30,14 +30,43 @@ PathLike = str | os.PathLike[str]
 
 
 def discover(paths: Iterable[PathLike]) -> list[Path]:
-    """Scenario files under `paths` (files or folders), sorted for a stable order."""
+    """Scenario files under `paths` (files or folders), sorted for a stable order; symbolic links that lead out of
+    the folder they were found in are left out (`discover_files` says which)."""
+    return discover_files(paths)[0]
+
+
+def discover_files(paths: Iterable[PathLike]) -> tuple[list[Path], list[ScenarioFileError]]:
+    """Scenario files under `paths`, sorted, and an error for each one refused unread: a symbolic link whose target
+    lies outside its scenario root (the folder named, or for a named file the folder holding it).
+
+    A scenario is data from the repository under test, and a link can point anywhere the harness can read (a
+    `.env`, a key): its target is never opened, and the error names neither the target nor any of its text."""
     found: set[Path] = set()
+    refused: dict[Path, ScenarioFileError] = {}
     for path in map(Path, paths):
-        if path.is_dir():
-            found.update(p for p in path.rglob("*") if p.suffix in SCENARIO_SUFFIXES and p.is_file())
-        else:
-            found.add(path)
-    return sorted(found)
+        root = path if path.is_dir() else path.parent
+        candidates = [p for p in path.rglob("*") if p.suffix in SCENARIO_SUFFIXES and p.is_file()] if \
+            path.is_dir() else [path]
+        for candidate in candidates:
+            if inside_root(candidate, root):
+                found.add(candidate)
+            else:
+                refused[candidate] = outside_root_error(candidate, root)
+    return sorted(found), [refused[path] for path in sorted(refused)]
+
+
+def inside_root(path: Path, root: Path) -> bool:
+    """`path`, symbolic links followed, lies inside `root` (also followed): reading it reads nothing else."""
+    real_root = os.path.realpath(root)
+    return os.path.commonpath([os.path.realpath(path), real_root]) == real_root
+
+
+def outside_root_error(path: Path, root: Path) -> ScenarioFileError:
+    """The located refusal of a link out of `root`; it says nothing of where the link leads."""
+    problem = ScenarioProblem(path, 1, 1, "outside-root", f"this is a symbolic link to a file outside the scenario "
+                              f"folder {root}; it is not read", "scenario files are read only inside the folder "
+                              "they are found in: copy the scenario there instead of linking to it")
+    return ScenarioFileError(path, [problem])
 
 
 def load_scenario(path: PathLike, known_rows: Iterable[str] | None = None) -> Scenario:
@@ -65,31 +94,44 @@ def load_many(paths: Iterable[PathLike], known_rows: Iterable[str] | None = None
     """
     rows = _rows(known_rows)
     loaded: list[tuple[Scenario, YamlSource]] = []
-    errors: list[ScenarioFileError] = []
+    found, errors = discover_files(paths)
     files: set[str] = set()
-    for path in discover(paths):
+    for path in sorted(found, key=lambda p: (p.is_symlink(), p)):  # a file reached by a link too: by its own name
         real = os.path.realpath(path)  # unlike Path.resolve, never raises (e.g. on a symlink loop)
         if real in files:
-            continue  # the same file named twice (e.g. relative and absolute) is not a duplicate of itself
+            continue  # the same file reached twice (named relative and absolute, or through a link) is loaded once
         files.add(real)
         try:
             loaded.append(_load(path, rows))
         except ScenarioFileError as error:
             errors.append(error)
+    loaded.sort(key=lambda pair: pair[0].path)
     owners: dict[str, list[Path]] = {}
     for scenario, _ in loaded:
         owners.setdefault(scenario.id, []).append(scenario.path)
     scenarios: list[Scenario] = []
     for scenario, source in loaded:
-        others = [str(other) for other in owners[scenario.id] if other != scenario.path]
+        others = [other for other in owners[scenario.id] if other != scenario.path]
         if not others:
             scenarios.append(scenario)
             continue
-        problem = problem_at(source, ("id",), "duplicate-id", f"scenario id '{scenario.id}' is also the id of "
-                             f"{', '.join(others)}", "ids are unique and never reused: rename one of them")
-        errors.append(ScenarioFileError(scenario.path, [problem], source.text))
+        errors.append(duplicate_id_error(scenario, others, source))
     errors.sort(key=lambda error: error.path)
     return scenarios, errors
+
+
+def duplicate_id_error(scenario: Scenario, others: Sequence[Path], source: YamlSource | None = None,
+                       ) -> ScenarioFileError:
+    """The error of a scenario whose id `others` files share, located at its `id` (its file is read again when
+    `source` is not given)."""
+    if source is None:
+        try:
+            source = load_yaml(scenario.path, read_source(scenario.path))
+        except SourceError:  # the file changed since it loaded: point at its start
+            source = YamlSource(scenario.path, "")
+    problem = problem_at(source, ("id",), "duplicate-id", f"scenario id '{scenario.id}' is also the id of "
+                         f"{', '.join(map(str, others))}", "ids are unique and never reused: rename one of them")
+    return ScenarioFileError(scenario.path, [problem], source.text or None)
 
 
 def _rows(known_rows: Iterable[str] | None) -> set[str]:

@@ -3,7 +3,8 @@
 A matcher is a mapping with exactly one ``$``-prefixed key:
 
 - ``{$any: true}`` — any value, including a missing one;
-- ``{$regex: PATTERN}`` — a string that the pattern matches somewhere (a search), within `REGEX_TIMEOUT`;
+- ``{$regex: PATTERN}`` — a string that the pattern matches somewhere (a search), within `REGEX_TIMEOUT`, and
+  within what is left of the run's budget (`regex_budget`) for all its matches together;
 - ``{$contains: X}`` — a string containing X, or a list with an element equal to X;
 - ``{$not_contains: X}`` — the opposite;
 - ``{$prefix: [...]}`` / ``{$suffix: [...]}`` — a list that starts / ends with these elements (each may match);
@@ -15,7 +16,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Generator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +33,9 @@ MATCHERS = ("$any", "$regex", "$contains", "$not_contains", "$prefix", "$suffix"
 
 # Seconds one `$regex` match may take. A sane pattern matches a reply in microseconds.
 REGEX_TIMEOUT = 1.0
+# Seconds all `$regex` matches of one run may take together: a file of many backtracking patterns would otherwise
+# cost `REGEX_TIMEOUT` each (200 of them, 200 s) on every run.
+REGEX_RUN_BUDGET = 2.0
 # `regex` compiles a counted repeat such as `(ab){100}` into that many copies, so nested counts multiply and
 # `(?:(?:a{100}){100}){100}` alone would take gigabytes: patterns whose copies would pass this bound are refused.
 MAX_PATTERN_SIZE = 10_000
@@ -42,6 +49,27 @@ class Mismatch:
     expected: Any
     actual: Any
     reason: str
+
+
+@dataclass
+class _Budget:
+    seconds: float  # what is left
+
+
+_BUDGET: ContextVar[_Budget | None] = ContextVar("regex_budget", default=None)
+
+
+@contextmanager
+def regex_budget(seconds: float = REGEX_RUN_BUDGET) -> Generator[None]:
+    """Within this block, `$regex` matches share `seconds` between them; once spent, a `$regex` fails unmatched.
+
+    The runner opens one per run around its judging, so a scenario's patterns cost at most that much per run,
+    however many there are and whatever the loop returned."""
+    token = _BUDGET.set(_Budget(seconds))
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
 
 
 def is_matcher(value: Any) -> bool:
@@ -135,13 +163,22 @@ def _match_regex(matcher: Mapping[str, Any], actual: Any, path: str) -> list[Mis
     pattern: Any = matcher["$regex"]
     if not isinstance(pattern, str):
         return [Mismatch(path, dict(matcher), actual, "$regex takes a string pattern")]
+    budget = _BUDGET.get()
+    if budget is not None and budget.seconds <= 0:
+        return [Mismatch(path, dict(matcher), actual, "$regex not tried: this run's patterns have spent their "
+                         "budget of matching time; they backtrack too much on the values the loop returned")]
+    limit = REGEX_TIMEOUT if budget is None else min(REGEX_TIMEOUT, budget.seconds)
+    started = time.monotonic()
     try:
-        found = isinstance(actual, str) and compile_pattern(pattern).search(actual, timeout=REGEX_TIMEOUT) is not None
+        found = isinstance(actual, str) and compile_pattern(pattern).search(actual, timeout=limit) is not None
     except InvalidPatternError as error:
         return [Mismatch(path, dict(matcher), actual, f"$regex pattern {error}")]
     except TimeoutError:
-        return [Mismatch(path, dict(matcher), actual, f"$regex gave up after {REGEX_TIMEOUT:g} s: the pattern "
+        return [Mismatch(path, dict(matcher), actual, f"$regex gave up after {limit:g} s: the pattern "
                          "backtracks too much on this value")]
+    finally:
+        if budget is not None:
+            budget.seconds -= time.monotonic() - started
     return [] if found else [Mismatch(path, dict(matcher), actual, "does not satisfy $regex")]
 
 

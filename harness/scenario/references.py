@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from harness.errors import ScenarioProblem
+from harness.scenario.json_schema_check import json_schema_problems
 from harness.scenario.matchers import MATCHERS, InvalidPatternError, compile_pattern, is_matcher
 from harness.scenario.model import stream_problem
 from harness.scenario.schema import (
@@ -44,6 +45,9 @@ def reference_problems(source: YamlSource, spec: ScenarioSpec, known_rows: set[s
             if name not in tool_names:
                 yield _dangling(source, ("context_providers", p, "tools", a), "tool", name, tool_names)
     for t, tool in enumerate(spec.tools):
+        for place, message in json_schema_problems(tool.parameters if tool.parameters is not None else {}):
+            yield problem_at(source, ("tools", t, "parameters", *place), "invalid-schema", message,
+                             "'parameters' is a JSON Schema (draft 2020-12), as the model sees it")
         for b, behaviour in enumerate(tool.behaviour or []):
             for a, name in enumerate(behaviour.add_tools):
                 if name not in tool_names:

@@ -20,17 +20,19 @@ MAX_FILE_BYTES = 1_048_576
 _NOT_YAML = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def read_source(path: Path) -> str:
-    """The text of the scenario file at `path`, with line breaks as text mode reads them."""
+def read_source(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The text of the YAML file at `path` (a scenario unless `max_bytes` says otherwise), with line breaks as text
+    mode reads them."""
     try:
         with path.open("rb") as file:
-            data = file.read(MAX_FILE_BYTES + 1)
+            data = file.read(max_bytes + 1)
     except OSError as error:
         raise SourceError("unreadable", error.strerror or str(error), Position(1, 1),
                           "check the path and its permissions") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise SourceError("too-large", f"the file is larger than {MAX_FILE_BYTES} bytes", Position(1, 1),
-                          "a scenario is a few kilobytes: split it, or check that this is the file you meant")
+    if len(data) > max_bytes:
+        usual = "a scenario is a few kilobytes: " if max_bytes == MAX_FILE_BYTES else ""
+        raise SourceError("too-large", f"the file is larger than {max_bytes} bytes", Position(1, 1),
+                          f"{usual}split it, or check that this is the file you meant")
     try:
         text = data.decode("utf-8-sig")  # a leading byte-order mark is allowed and dropped
     except UnicodeDecodeError as error:

@@ -7,6 +7,7 @@ end all become one.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,19 +96,34 @@ MAX_EXPANDED_CHARS = 2_000_000
 # print an integer of more than 4,300 digits, so a longer one would break every message that shows it.
 MAX_NUMBER_CHARS = 100
 
+
+@dataclass(frozen=True)
+class YamlLimits:
+    """How deep and how large a document may be once its aliases are expanded, and what to call it in messages."""
+
+    depth: int = MAX_DEPTH
+    values: int = MAX_VALUES
+    chars: int = MAX_EXPANDED_CHARS
+    noun: str = "a scenario"  # "a scenario may hold", "a baseline file may hold"
+    usual_depth: str = "a dozen levels"  # how deep such a document really nests, for the hint
+
+
+SCENARIO_LIMITS = YamlLimits()
+
 _NUMBER_TAGS = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
 _COLLECTION_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
 # PyYAML resolves a plain `<<` and `=` to tags its safe constructor does not know; in a scenario they are text.
 _TEXT_TAGS = {"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"}
 _QUOTE_HINT = "quote it (and drop any '!!' tag) to keep it as text"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def load_yaml(path: Path, text: str) -> YamlSource:
+def load_yaml(path: Path, text: str, limits: YamlLimits = SCENARIO_LIMITS) -> YamlSource:
     """Parse `text` with the safe loader; raises `SourceError` for anything that is not plain, bounded data."""
     source = YamlSource(path, text)
     loader: _BoundedLoader | None = None
     try:
-        loader = _BoundedLoader(text)
+        loader = _BoundedLoader(text, limits)
         node = loader.get_single_node()
         if node is not None:
             _Measure(loader).check(node)
@@ -139,7 +155,7 @@ def _syntax_error(error: yaml.MarkedYAMLError) -> SourceError:
 
 def _unsupported_tag(tag: str, where: Position) -> SourceError:
     short = tag.replace("tag:yaml.org,2002:", "!!")
-    return SourceError("unsupported-tag", f"the tag '{short}' is not supported", where, "scenarios are loaded "
+    return SourceError("unsupported-tag", f"the tag '{short}' is not supported", where, "YAML is loaded "
                        "safely: only plain values, lists and mappings (and the standard tags !!str, !!int, !!float, "
                        "!!bool, !!null) are allowed, so remove the tag")
 
@@ -155,8 +171,9 @@ def _mark(node: yaml.Node) -> Position:
 class _BoundedLoader(yaml.SafeLoader):
     """PyYAML's safe loader that refuses deep nesting while composing, and remembers where each alias was written."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, limits: YamlLimits) -> None:
         super().__init__(text)
+        self.limits = limits
         self.depth = 0
         # (id of the parent node, index or id of the key node) -> where the alias in that slot was written
         self.aliases: dict[tuple[int, int], Position] = {}
@@ -165,8 +182,8 @@ class _BoundedLoader(yaml.SafeLoader):
         # Caught here already, not only while composing: PyYAML's scanner keeps a possible key per open bracket and
         # rescans them all at every token, so a long run of '[' would take quadratic time before composing began.
         scanner: Any = super()  # PyYAML's stubs leave the scanner untyped
-        if self.flow_level >= MAX_DEPTH:
-            raise _too_deep(_position(scanner.get_mark()))
+        if self.flow_level >= self.limits.depth:
+            raise _too_deep(_position(scanner.get_mark()), self.limits)
         scanner.fetch_flow_collection_start(TokenClass)
 
     def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
@@ -176,8 +193,8 @@ class _BoundedLoader(yaml.SafeLoader):
             self.aliases[_slot(parent, index)] = _position(event.start_mark)
         self.depth += 1
         try:
-            if self.depth > MAX_DEPTH:
-                raise _too_deep(_position(event.start_mark))
+            if self.depth > self.limits.depth:
+                raise _too_deep(_position(event.start_mark), self.limits)
             return super().compose_node(parent, index)  # pyright: ignore[reportArgumentType]
         finally:
             self.depth -= 1
@@ -187,9 +204,10 @@ def _slot(parent: object, index: object) -> tuple[int, int]:
     return id(parent), index if isinstance(index, int) else id(index)
 
 
-def _too_deep(position: Position) -> SourceError:
-    return SourceError("too-deep", f"the document nests more than {MAX_DEPTH} levels deep", position,
-                       "a scenario nests a dozen levels at most: flatten the value, or check for unclosed brackets")
+def _too_deep(position: Position, limits: YamlLimits) -> SourceError:
+    return SourceError("too-deep", f"the document nests more than {limits.depth} levels deep", position,
+                       f"{limits.noun} nests {limits.usual_depth} at most: flatten the value, or check for unclosed "
+                       "brackets")
 
 
 class _Measure:
@@ -198,6 +216,7 @@ class _Measure:
 
     def __init__(self, loader: _BoundedLoader) -> None:
         self._aliases = loader.aliases
+        self._limits = loader.limits
         # id of a node -> (values, characters of text, levels of nesting) it expands into
         self._sizes: dict[int, tuple[int, int, int]] = {}
         self._open: set[int] = set()  # ids of the collections being measured
@@ -209,8 +228,8 @@ class _Measure:
 
     def _size(self, node: yaml.Node, depth: int) -> tuple[int, int, int]:
         known = self._sizes.get(id(node))
-        if depth + (known[2] if known else 1) - 1 > MAX_DEPTH:
-            raise _too_deep(self._expanding[0] if self._expanding else _mark(node))
+        if depth + (known[2] if known else 1) - 1 > self._limits.depth:
+            raise _too_deep(self._expanding[0] if self._expanding else _mark(node), self._limits)
         if known is not None:
             return known
         if isinstance(node, yaml.ScalarNode):
@@ -241,16 +260,18 @@ class _Measure:
             chars += child_chars
             levels = max(levels, child_levels + 1)
         self._open.discard(id(node))
-        if values > MAX_VALUES or chars > MAX_EXPANDED_CHARS:
-            count, limit, unit = (values, MAX_VALUES, "values") if values > MAX_VALUES else (
-                chars, MAX_EXPANDED_CHARS, "characters of text")
+        limits = self._limits
+        if values > limits.values or chars > limits.chars:
+            count, limit, unit = (values, limits.values, "values") if values > limits.values else (
+                chars, limits.chars, "characters of text")
             if biggest[0] or self._expanding:
                 raise SourceError("alias-expansion", f"aliases expand this value to {count} {unit}, more than the "
-                                  f"{limit} a scenario may hold", self._expanding[0] if self._expanding else biggest[1],
+                                  f"{limit} {limits.noun} may hold",
+                                  self._expanding[0] if self._expanding else biggest[1],
                                   "an alias (*name) repeats everything its anchor (&name) holds: write the values "
                                   "out, or anchor something smaller")
-            raise SourceError("too-large", f"the document holds more than the {limit} {unit} a scenario may hold",
-                              _mark(node), "split the scenario into smaller files")
+            raise SourceError("too-large", f"the document holds more than the {limit} {unit} {limits.noun} may hold",
+                              _mark(node), "split it into smaller files")
         return self._remember(node, values, chars, levels)
 
     def _remember(self, node: yaml.Node, values: int, chars: int, levels: int) -> tuple[int, int, int]:
@@ -305,6 +326,11 @@ class _Builder:
             raise _invalid_scalar(node, str(error.problem)) from None
         except Exception as error:  # PyYAML's converters raise ValueError, KeyError, ... on values they refuse
             raise _invalid_scalar(node, str(error) if isinstance(error, ValueError) else "") from None
+        if isinstance(value, str) and _SURROGATE.search(value):
+            # A "\ud800" escape: text no UTF-8 file, report or terminal can hold, so every later write would fail.
+            raise SourceError("lone-surrogate", "this text holds a surrogate escape (\\ud800-\\udfff), which no "
+                              "UTF-8 text can hold", _mark(node), "write the character itself, or as one "
+                              "\\U escape (\\U0001F600)")
         return value
 
 
