@@ -170,12 +170,13 @@ def _split_at_fresh_release(lines: list[str], start: int, end: int, entry: Known
     if old == new or (entry.versions_from is not None and entry.versions_from == fresh):
         return None
     block = _without_multiline_checks(lines[start:end])
-    old_block = [f"    checks: [{', '.join(old)}]" if l.startswith("    checks: [") else l for l in block]
-    old_block = [f"  # Split at {fresh}: the releases before it were last judged by the harness of their sweep, {fresh} "
-                 "by today's; a re-sweep merges the two.", *_with_field(old_block, "versions_until", fresh)]
+    old_block = [f"    checks: [{', '.join(old)}]" if line.startswith("    checks: [") else line for line in block]
+    note = (f"  # Split at {fresh}: the releases before it were last judged by the harness of their sweep, {fresh} by "
+            "today's; a re-sweep merges the two.")
+    old_block = [note, *_with_field(old_block, "versions_until", fresh)]
     if not new:
         return old_block, []
-    fresh_block = [f"    checks: [{', '.join(new)}]" if l.startswith("    checks: [") else l for l in block]
+    fresh_block = [f"    checks: [{', '.join(new)}]" if line.startswith("    checks: [") else line for line in block]
     fresh_block = _with_field(fresh_block, "versions_from", fresh)
     return old_block, _aliased(fresh_block)
 
@@ -193,9 +194,9 @@ def _without_multiline_checks(block: list[str]) -> list[str]:
 
 
 def _with_field(block: list[str], name: str, value: str) -> list[str]:
-    if any(l.startswith(f"    {name}:") for l in block):
-        return [f"    {name}: {value}" if l.startswith(f"    {name}:") else l for l in block]
-    at = next(i for i, l in enumerate(block) if l.startswith("    reason:"))
+    if any(line.startswith(f"    {name}:") for line in block):
+        return [f"    {name}: {value}" if line.startswith(f"    {name}:") else line for line in block]
+    at = next(i for i, line in enumerate(block) if line.startswith("    reason:"))
     return [*block[:at], f"    {name}: {value}", *block[at:]]
 
 
