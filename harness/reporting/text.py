@@ -11,6 +11,7 @@ import difflib
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from harness.citations import CITATIONS
 from harness.reporting.locations import check_location, display_path
 from harness.results import VERDICTS, CheckResult, ScenarioResult, with_provider
 
@@ -67,6 +68,7 @@ def _check_lines(result: ScenarioResult, check: CheckResult, *, verbose: bool, f
     # Compiler-style: the failing expectation's path:line:col first, where an editor or terminal can jump to it.
     turn = f"turn {check.turn}, " if check.turn else ""
     lines = [f"  - {check_location(result, check)}: {turn}check {check.id}: {check.message}"]
+    lines.extend(f"      {line}" for line in cited(check))
     if len(check.details) > 1:
         details = list(check.details)
         shown = details if verbose else _capped(details, MAX_PROBLEMS, "problem(s)", flag)
@@ -81,6 +83,16 @@ def _check_lines(result: ScenarioResult, check: CheckResult, *, verbose: bool, f
         if check.actual is not None:
             lines.append("      actual:   " + check.actual.replace("\n", "\n                "))
     return lines
+
+
+def cited(check: CheckResult) -> list[str]:
+    """What the failing check enforces, in the spec's words: its profile and each cited row or sentence."""
+    if check.profile is None and not check.cites:
+        return []
+    sources = [CITATIONS[c] for c in check.cites if c in CITATIONS]
+    head = f"{check.profile or 'contract'} profile" + (", enforces:" if sources else "")
+    return [head, *(f"  {c.source}: {c.text}" if not c.id.startswith("row:") else f"  {c.source}: row \"{c.text}\""
+                   for c in sources)]
 
 
 def _capped(lines: list[str], limit: int, what: str, flag: str, indent: str = "") -> list[str]:
