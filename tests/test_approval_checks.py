@@ -344,3 +344,94 @@ def test_calls_that_need_no_approval_share_ids_with_approved_ones_without_blame(
     # list_files is not delete_file: only the approval-gated execution is the approved call's.
     assert _failing(judged) == set()
 
+
+
+# --- a standing decision and the requests still queued behind the approval layer --------------------------------
+
+def _layer_scenario(tmp_path: Path) -> Scenario:
+    path = tmp_path / "layer.yaml"
+    path.write_text(
+        "id: synthetic.layer\ntitle: hand-built runs behind an approval layer\nspec: [Queued approvals]\n"
+        "description: x\nrequires: [approval, sessions, approval-policy]\nsession: true\napproval_policy: {}\n"
+        f"{TOOLS}turns:\n  - input: [{{user: go}}]\n    model: [{{contents: [{{text: ok}}]}}]\n",
+        encoding="utf-8",
+    )
+    return load_scenario(path)
+
+
+def _queued_sibling_run(tmp_path: Path, *decisions: ApprovalResponse) -> dict[str, list[CheckResult]]:
+    """The model asks for c1 and c2 (delete_file, other paths) in one batch; the layer shows the caller r1 only and
+    keeps c2's request queued; the caller's `decisions` come next, and both calls run."""
+    first, second = _call("c1", "/tmp/a.txt"), _call("c2", "/tmp/b.txt")
+    return _judge(_layer_scenario(tmp_path), [
+        _turn(0, [_msg("user", Text("delete a and b"))], [_msg("assistant", first, second,
+                                                               ApprovalRequest("r1", first))],
+              served=[[first, second]]),
+        _turn(1, [_msg("user", *decisions)],
+              [_msg("tool", FunctionResult("c1", "deleted"), FunctionResult("c2", "deleted"))],
+              executions=[("/tmp/a.txt", "c1"), ("/tmp/b.txt", "c2")]),
+    ])
+
+
+def test_an_approve_always_answers_its_queued_sibling_of_the_same_tool(tmp_path: Path) -> None:
+    judged = _queued_sibling_run(tmp_path, ApprovalResponse("r1", True, _call("c1", "/tmp/a.txt"), "tool"))
+    assert _failing(judged) == set()
+
+
+@pytest.mark.parametrize("standing", [None, "arguments"], ids=["plain-approval", "argument-scoped"])
+def test_a_queued_sibling_the_caller_did_not_cover_running_is_caught(tmp_path: Path, standing: str | None) -> None:
+    judged = _queued_sibling_run(tmp_path, ApprovalResponse("r1", True, _call("c1", "/tmp/a.txt"), standing))
+    assert _failing(judged) == {"approved-once"}
+    assert "'c2'" in judged["approved-once"][0].message
+
+
+def test_a_sibling_the_caller_rejected_is_not_approved_by_its_approve_always(tmp_path: Path) -> None:
+    judged = _queued_sibling_run(tmp_path, ApprovalResponse("r1", True, _call("c1", "/tmp/a.txt"), "tool"),
+                                 ApprovalResponse("r2", False, _call("c2", "/tmp/b.txt")))
+    assert "rejected-never-runs" in _failing(judged)
+
+
+# --- approval wrappers the caller replays are the caller's to omit ----------------------------------------------
+
+def _settled_round(call: FunctionCall) -> list[Message]:
+    return [_msg("user", Text("delete a")), _msg("assistant", call, ApprovalRequest("r1", call)),
+            _msg("user", ApprovalResponse("r1", True, call)), _msg("tool", FunctionResult(call.call_id, "deleted")),
+            _msg("assistant", Text("done")), _msg("user", Text("thanks"))]
+
+
+def test_wrappers_a_caller_replays_from_its_own_history_fail_as_tentative(tmp_path: Path) -> None:
+    history = _settled_round(_call())
+    judged = _judge(_synthetic_scenario(tmp_path, session=False), [
+        _turn(0, history, [_msg("assistant", Text("ok"))], served=[[Text("ok")]], requests=[history]),
+    ])
+    [failure] = judged["no-approval-wrappers-to-model"]
+    assert (failure.verdict, failure.profile) == ("fail", "tentative")
+    assert "the spec leaves the caller to omit" in failure.message
+
+
+def test_wrappers_the_loop_adds_itself_stay_contract_failures(tmp_path: Path) -> None:
+    history = _settled_round(_call())
+    # The session's caller hands over only the new message: the wrappers the model receives are the loop's replay.
+    judged = _judge(_synthetic_scenario(tmp_path, session=True), [
+        _turn(0, history[-1:], [_msg("assistant", Text("ok"))], served=[[Text("ok")]], requests=[history]),
+    ])
+    [failure] = judged["no-approval-wrappers-to-model"]
+    assert (failure.verdict, failure.profile) == ("fail", None)
+    # A wrapper the caller's history holds for a round still open is not a settled replay either.
+    pending = history[:3]
+    judged = _judge(_synthetic_scenario(tmp_path, session=False), [
+        _turn(0, pending, [_msg("assistant", Text("ok"))], served=[[Text("ok")]], requests=[pending]),
+    ])
+    assert [r.profile for r in judged["no-approval-wrappers-to-model"]] == [None]
+
+
+def test_a_pending_request_the_caller_replays_on_an_unrelated_turn_stays_the_loops(tmp_path: Path) -> None:
+    """Spec "Pending history turn": an unresolved batch is omitted from unrelated model input by the loop."""
+    request = ApprovalRequest("r1", _call())
+    paused = [_msg("user", Text("delete a")), _msg("assistant", _call(), request)]
+    unrelated = [*paused, _msg("user", Text("what time is it?"))]
+    judged = _judge(_synthetic_scenario(tmp_path, session=False), [
+        _turn(0, paused[:1], paused[1:], served=[[_call()]], requests=[paused[:1]]),
+        _turn(1, unrelated, [_msg("assistant", Text("noon"))], served=[[Text("noon")]], requests=[unrelated]),
+    ])
+    assert [(r.verdict, r.profile) for r in judged["no-approval-wrappers-to-model"]] == [("fail", None)]

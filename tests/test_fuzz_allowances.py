@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harness.bundled import BUNDLED_BASELINE, BUNDLED_FUZZ_ALLOWANCES
 from harness.fuzz.allowances import Allowance, allowed, load_allowances
 from harness.reporting.baseline import load_baseline
@@ -56,3 +58,26 @@ def test_bundled_allowances_name_baseline_entries_and_their_reproductions() -> N
         assert allowance.reproduction is not None
         assert (ROOT / allowance.reproduction).is_file()
         assert set(allowance.implementation) & {i for e in entries for i in e.implementations}, allowance
+
+
+def test_only_a_loop_claiming_the_contract_is_held_to_agree_with_the_reference(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reference loop is spec 004's mechanisms; a loop claiming safety alone differs from it by design."""
+    import asyncio
+
+    from harness.adapters.reference import adapter as reference_adapter
+    from harness.fuzz.oracle import DIFFERENTIAL, Judge
+
+    async def always_differs(*_: object) -> str:
+        return "the transcripts differ"
+
+    monkeypatch.setattr(Judge, "_differ", always_differs)
+    judge = Judge(reference=reference_adapter())
+    claims_contract = reference_adapter()
+    claims_contract.name = "claims-contract"
+    safety_only = reference_adapter()
+    safety_only.name = "safety-only"
+    safety_only.profiles = frozenset({"safety"})  # type: ignore[attr-defined]
+    found = asyncio.run(judge.findings(SINGLE, claims_contract, ("non-streaming",)))
+    assert [f.checks for f in found] == [(DIFFERENTIAL,)]
+    assert asyncio.run(judge.findings(SINGLE, safety_only, ("non-streaming",))) == []

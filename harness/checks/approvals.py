@@ -275,21 +275,36 @@ class _Analysis:
     def _policy_approved(self) -> dict[int, list[FunctionCall]]:
         """Under an approval layer, the model's calls needing approval that the layer may run without a per-call
         decision, by the turn they were made in: those an auto-approval rule approved when asked, and those a
-        standing decision covers. A standing decision covers only calls the model makes after it (in the turn
-        whose input holds it or later) of the same tool within the same hosted server, and an argument-scoped one
-        only calls with exactly the same arguments: empty arguments stay empty, never "any"."""
+        standing decision covers. A standing decision covers the calls the model makes after it (in the turn whose
+        input holds it or later) and the earlier ones still waiting, unrun and undecided, when it arrives (a queued
+        sibling the layer answers by the caller's rule), of the same tool within the same hosted server; an
+        argument-scoped one only calls with exactly the same arguments: empty arguments stay empty, never "any"."""
         standing: list[ApprovalScope] = []
         approved: dict[int, list[FunctionCall]] = {}
+        waiting: list[FunctionCall] = []  # earlier calls needing approval that have not run yet
+        decided: set[str] = set()  # call ids the caller answered one by one: their own decision governs them
         for turn in self.run.turns:
             inputs = turn.caller_input if not isinstance(turn.caller_input, str) else ()
-            standing.extend(scope for m in inputs for c in m.contents if isinstance(c, ApprovalResponse)
-                            and (scope := ApprovalScope.of_decision(c)) is not None)
+            given = [scope for m in inputs for c in m.contents
+                     if isinstance(c, ApprovalResponse) and (scope := ApprovalScope.of_decision(c)) is not None]
+            # The caller's standing decision also answers the requests of its scope still waiting when it arrives
+            # (queued behind the layer, never shown): ToolApprovalMiddleware drains its queue by the caller's rules.
+            decided.update(c.function_call.call_id for m in inputs for c in m.contents
+                           if isinstance(c, ApprovalResponse))
+            for call in [c for c in waiting if c.call_id not in decided and any(s.covers(c) for s in given)]:
+                approved.setdefault(turn.index, []).append(call)
+                waiting.remove(call)
+            standing.extend(given)
             by_rule = {(a.call.call_id, a.call.name) for a in turn.rules_asked if a.approved}
             for call in turn.served_calls():
                 if call.name not in self.gated_tools:
                     continue
                 if (call.call_id, call.name) in by_rule or any(scope.covers(call) for scope in standing):
                     approved.setdefault(turn.index, []).append(call)
+                else:
+                    waiting.append(call)
+            ran = {_execution_key(e) for e in turn.executions}
+            waiting = [c for c in waiting if _call_key(c, True) not in ran and _call_key(c, False) not in ran]
         return approved
 
     def _target(self, call: FunctionCall, request_id: str, request_turn: int | None) -> _Target:
@@ -582,20 +597,59 @@ def check_approval_inert(run: RunRecord) -> list[CheckResult]:
 
 
 def check_no_approval_wrappers_to_model(run: RunRecord) -> list[CheckResult]:
-    """Approval requests and responses never reach the model; hosted ones are the provider's and are exempt."""
+    """Approval requests and responses never reach the model; hosted ones are the provider's and are exempt.
+
+    A wrapper the caller itself replays is the caller's to omit (spec 004, Approval control content: "Callers that
+    manually own and replay message history without a loading HistoryProvider must likewise omit a previously
+    submitted approval response from later continuation requests"), so a model call that receives only such
+    wrappers fails as `tentative`: the loop forwarding what its caller should have left out is our reading, not a
+    sentence of the spec. A wrapper the loop's own history (a session) replays stays the loop's (`contract`).
+    """
     if not _has_approvals(run):
         return [CheckResult(NO_APPROVAL_WRAPPERS_TO_MODEL, "n/a", NO_APPROVALS)]
     failures: list[CheckResult] = []
     for turn in run.turns:
+        replayed = _caller_replayed_wrappers(run, turn)
         for request in turn.requests:
             wrappers = [c for c in _contents(request.messages)
                         if isinstance(c, ApprovalRequest | ApprovalResponse) and not _hosted(c)]
             if wrappers:
                 kinds = ", ".join(f"{'approval_request' if isinstance(c, ApprovalRequest) else 'approval_response'} "
                                   f"for '{c.function_call.call_id}'" for c in wrappers)
+                by_caller = all(w in replayed for w in wrappers)
+                note = " (each replayed by the caller's own history, which the spec leaves the caller to omit)"
                 failures.append(CheckResult(NO_APPROVAL_WRAPPERS_TO_MODEL, "fail",
-                                            f"model call #{request.number} received {kinds}", turn.index + 1))
+                                            f"model call #{request.number} received {kinds}"
+                                            + (note if by_caller else ""), turn.index + 1,
+                                            profile="tentative" if by_caller else None))
     return failures or [CheckResult(NO_APPROVAL_WRAPPERS_TO_MODEL, "pass")]
+
+
+def _caller_replayed_wrappers(run: RunRecord, turn: TurnRecord) -> list[object]:
+    """The local approval wrappers of `turn`'s caller input that the caller replays from a settled round: a
+    decision an earlier turn's input already submitted, a request whose call such a decision answered, and either
+    wrapper when its call's result follows it in the very history the caller hands over. A request still waiting
+    for its decision is no settled round: leaving it out of unrelated model input is the loop's ("Pending history
+    turn"). Only a caller that keeps its own history replays anything; a session's caller hands over only what is
+    new."""
+    if run.scenario.session or isinstance(turn.caller_input, str):
+        return []
+    submitted = [c for t in run.turns[: turn.index] for c in _contents(t.input_messages())
+                 if isinstance(c, ApprovalResponse)]
+    decided = {(c.function_call.call_id, c.function_call.name) for c in submitted}
+    given = _contents(turn.caller_input)
+    replayed: list[object] = []
+    for index, content in enumerate(given):
+        if not isinstance(content, ApprovalRequest | ApprovalResponse) or _hosted(content):
+            continue
+        call = content.function_call
+        settled = any(isinstance(later, FunctionResult) and later.call_id == call.call_id
+                      for later in given[index + 1:])
+        earlier = content in submitted if isinstance(content, ApprovalResponse) else (
+            (call.call_id, call.name) in decided)
+        if settled or earlier:
+            replayed.append(content)
+    return replayed
 
 
 APPROVAL_INVARIANTS = (

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.contract import LoopAdapter, Mode
+from harness.contract import LoopAdapter, Mode, adapter_profiles
 from harness.fuzz.allowances import Allowance, allowed
 from harness.fuzz.differences import Known, execution_summary, normalised_items
 from harness.fuzz.hosted import HOSTED_PASSTHROUGH, hosted_problems
@@ -81,7 +81,10 @@ class Judge:
                 continue
             if hosted:
                 continue  # allowed: a known defect
-            if result.verdict == "pass" and self.reference is not None and adapter.name != self.reference.name:
+            # The reference loop is spec 004's mechanisms: only a loop claiming them (the contract profile) is
+            # held to agree with it; a loop claiming safety alone differs from it by its own design.
+            if (result.verdict == "pass" and self.reference is not None and adapter.name != self.reference.name
+                    and "contract" in adapter_profiles(adapter)):
                 disagreement = await self._differ(scenario, observed, mode)
                 if disagreement is not None and not allowed(self.allowances, result, scenario, (DIFFERENTIAL,)):
                     found.append(Finding(adapter.name, mode, (DIFFERENTIAL,), disagreement))

@@ -74,6 +74,16 @@ CAPABILITIES: frozenset[Capability] = frozenset(
      # no consecutive-error cap and no way to run without invoking tools.
      "iteration-budget", "unknown-call-switch", "detailed-errors"})
 
+# The SDK takes an approval decision only on a RunState's interruption (state.approve / state.reject): a decision
+# the caller writes into its own input items has no form, so a scenario built on one is n/a, never a defect.
+_HANDWRITTEN = ("the caller decides on approval requests it wrote into its own history; the Agents SDK takes "
+                "decisions only on a RunState's interruptions (state.approve, state.reject)")
+UNEXPRESSIBLE: dict[str, str] = {
+    "correlation.multi-content.reused-id-same-turn": _HANDWRITTEN,
+    "correlation.reused-id.handwritten-history": _HANDWRITTEN,
+    "correlation.replayed-wrapper.duplicated-request": _HANDWRITTEN,
+}
+
 
 @dataclass
 class PausedRun:
@@ -244,6 +254,7 @@ class OpenAIAgentsAdapter:
 
     name = "openai_agents"
     capabilities = CAPABILITIES
+    unexpressible = UNEXPRESSIBLE
 
     def __init__(self) -> None:
         self.version = importlib.metadata.version("openai-agents")
