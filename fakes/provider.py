@@ -143,6 +143,16 @@ class ScriptedProvider:
                     request,
                 )
             )
+        if tool_choice == "required" and not _has_calls(step.response) and not step.ignores_tool_choice:
+            self.violations.append(
+                ScriptViolation(
+                    self._turn,
+                    number,
+                    f"model call #{number} was made with tool_choice='required' but its scripted response contains "
+                    "no function call; a real provider would not answer so unless marked `ignores_tool_choice: true`",
+                    request,
+                )
+            )
         return step
 
 

@@ -54,6 +54,9 @@ class FunctionCall:
     # The loop's own identity for this occurrence (e.g. when the model reuses a call id), if it gives one. Not part
     # of equality: scenarios never know generated ids, and a call is the same call with or without it.
     occurrence_id: str | None = field(default=None, compare=False)
+    # The service's id of the call's output item (a Responses `fc_` id), distinct from `call_id`: loops that mint
+    # approval request ids from it issue requests whose ids differ from the call ids. Not part of equality either.
+    item_id: str | None = field(default=None, compare=False)
 
 
 # The pending-approval placeholder: a caller's transport may store a function_result with exactly this text for a
@@ -209,6 +212,7 @@ def _join(previous: Content, content: Content) -> Content | None:
             previous.informational_only or content.informational_only,
             previous.server_label or content.server_label,
             previous.occurrence_id or content.occurrence_id,
+            previous.item_id or content.item_id,
         )
     return None
 
@@ -259,7 +263,7 @@ def _parse_arguments(content: Content) -> Content:
     if isinstance(parsed, str):
         return content
     return FunctionCall(content.call_id, content.name, parsed, content.informational_only, content.server_label,
-                        content.occurrence_id)
+                        content.occurrence_id, content.item_id)
 
 
 def fold_updates(updates: Sequence[Update], finish_reason: str | None = None) -> Response:

@@ -66,6 +66,7 @@ Capability = Literal[
     "context-tools",  # context providers that add tools to a run during its setup (`ContextSource.tools`)
     "hosting-server",  # the loop can run behind its framework's Responses-API hosting server (`ConversationSetup.host`)
     "budget-counts",  # reports the function-call budget each run has spent (`CallerView.function_calls_counted`)
+    "caller-options",  # a turn's own caller options for its run, such as `tool_choice` (`TurnInput.tool_choice`)
     # Loop settings (`LoopConfig`): a scenario that sets one needs the loop to have it, and is n/a where it has not.
     "iteration-budget",  # max_iterations: a bound on the model calls of one run
     "function-call-budget",  # max_function_calls: a bound on the tool executions of one run
@@ -322,7 +323,9 @@ class TurnInput:
     keys are ``consecutive_errors`` and ``function_calls``. A restore the loop refuses is reported as the turn's
     `CallerView.error`, with nothing run. `transport_messages` are messages in the wire form of the transport the
     implementation is reached through (capability ``ag-ui``: AG-UI message objects), to send exactly as written,
-    malformed parts included, each with its place: after that many of `messages`.
+    malformed parts included, each with its place: after that many of `messages`. `tool_choice` is the caller's
+    option for this run alone (capability ``caller-options``), as a caller passes it to one run; None: the
+    conversation's (`ConversationSetup.tool_choice`).
     """
 
     index: int
@@ -331,6 +334,7 @@ class TurnInput:
     restore_session: bool = False
     session_changes: Mapping[str, JSON] = field(default_factory=lambda: {})
     transport_messages: tuple[tuple[int, Mapping[str, JSON]], ...] = ()
+    tool_choice: str | None = None
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,9 @@ class NoFallbackText(ReferenceLoop):
 class IgnoresUnknownCallTermination(ReferenceLoop):
     """Answers an unknown call with an error result even when told to stop on unknown calls."""
 
+    def refuse_unknown_calls(self, calls: Sequence[FunctionCall], state: _RunState) -> None:
+        return None
+
     async def _execute(self, call: FunctionCall, tool: LoopTool | None, state: _RunState) -> list[Content]:
         if tool is None:
             return [FunctionResult(call.call_id, f"Error: requested function '{call.name}' not found.", error=True)]

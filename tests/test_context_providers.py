@@ -44,7 +44,6 @@ async def test_the_reference_passes_and_a_loop_persisting_context_fails(mode: Mo
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    (("session: true\n", ""), "'context_providers' needs 'session: true'"),
     (("requires: [approval, sessions, context-providers]", "requires: [approval, sessions]"),
      "'context_providers' needs 'context-providers' in 'requires'"),
     (("    instructions: Answer in one short sentence.\n", ""),

@@ -472,5 +472,7 @@ def _turn_input(turn: Turn, caller_input: str | tuple[Message, ...]) -> TurnInpu
     if isinstance(restore, SessionChangesSpec):
         changes = {key: getattr(restore, key) for key in restore.model_fields_set}
     transport = _transport_messages(turn, 0 if isinstance(caller_input, str) else len(caller_input))
+    options = turn.spec.options
     return TurnInput(turn.index, caller_input, turn.spec.kwargs, restore_session=restore is not False,
-                     session_changes=changes, transport_messages=transport)
+                     session_changes=changes, transport_messages=transport,
+                     tool_choice=options.tool_choice if options is not None else None)

@@ -142,7 +142,8 @@ def build_call(spec: FunctionCallSpec) -> FunctionCall:
     arguments: Any = spec.arguments
     if spec.stream_chunks is not None and not arguments:
         arguments = json.loads("".join(spec.stream_chunks) or "{}")
-    return FunctionCall(str(spec.call_id), str(spec.name), arguments, spec.informational_only, spec.server_label)
+    return FunctionCall(str(spec.call_id), str(spec.name), arguments, spec.informational_only, spec.server_label,
+                        item_id=spec.item_id)
 
 
 def build_content(spec: ContentSpec, calls: dict[str, FunctionCall]) -> Content:
@@ -232,7 +233,7 @@ def stream_fragment(spec: ContentSpec, calls: dict[str, FunctionCall]) -> Conten
     arguments: Any = call.arguments if isinstance(call.arguments, str) else (
         json.dumps(call.arguments) if call.arguments else "")
     return FunctionCall("" if call.call_id is None else str(call.call_id), "" if call.name is None else str(call.name),
-                        arguments, call.informational_only, call.server_label)
+                        arguments, call.informational_only, call.server_label, item_id=call.item_id)
 
 
 def stream_problem(spec: ModelStepSpec) -> str | None:
@@ -261,7 +262,7 @@ def _chunks(spec: ContentSpec, content: Content, role: Role, message_id: str) ->
             Update(
                 role,
                 (FunctionCall(content.call_id, content.name if i == 0 else "", chunk,
-                              content.informational_only, content.server_label),),
+                              content.informational_only, content.server_label, item_id=content.item_id),),
                 message_id,
             )
             for i, chunk in enumerate(call.stream_chunks)

@@ -93,13 +93,13 @@ _FEATURE_CAPABILITIES = {
     "context_tools": ("context-tools", "a context provider that adds 'tools'"),
     "transport_message": ("ag-ui", "a 'transport_message' input (a message in the AG-UI wire form)"),
     "function_calls_counted": ("budget-counts", "an 'expect.function_calls_counted'"),
+    "options": ("caller-options", "a turn with caller 'options'"),
 }
 
 
 # Scenario-level features that live in a session, and why.
 _SESSION_FEATURES = {
     "history_provider": "it keeps a session's conversation",
-    "context_providers": "providers run around an agent's session",
     "approval_policy": "the layer keeps its state in the session",
     "host": "the server keeps the conversation between requests",
 }
@@ -117,6 +117,8 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
             yield from missing("signature", ("tools", t, "signature"))
     if spec.compaction is not None:
         yield from missing("compaction", ("compaction",))
+    if spec.context_providers is not None:
+        yield from missing("context_providers", ("context_providers",))
     for p, provider in enumerate(spec.context_providers or []):
         if provider.tools:
             yield from missing("context_tools", ("context_providers", p, "tools"))
@@ -149,6 +151,8 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
         for n, step in enumerate(turn.model):
             if step.conversation_id is not None:
                 yield from missing("conversation_id", ("turns", t, "model", n, "conversation_id"))
+        if turn.options is not None:
+            yield from missing("options", ("turns", t, "options"))
         if turn.expect.function_calls_counted is not None:
             yield from missing("function_calls_counted", ("turns", t, "expect", "function_calls_counted"))
 
@@ -268,6 +272,7 @@ def _expectation_problems(source: YamlSource, t: int, tool_names: set[str]) -> I
         return
     expect = cast(dict[str, Any], found)
     yield from _matcher_problems(source, base, expect)
+    yield from _script_only_problems(source, base, expect)
     requests: Any = expect.get("requests")
     count = len(cast(list[Any], requests)) if isinstance(requests, list) else 0
     lists: list[DataPath] = [(*base, "response")]
@@ -286,6 +291,30 @@ def _expectation_problems(source: YamlSource, t: int, tool_names: set[str]) -> I
                                f"strings (got {short_value(name)})")
             elif name not in tool_names:
                 yield _dangling(source, where, "tool", name, tool_names)
+
+
+# Keys of a function_call that say how the scripted service sends a call, not what a loop returns: no expectation
+# can compare them, since the neutral form of a call has no such field.
+_SCRIPT_ONLY_CALL_KEYS = ("item_id", "stream_chunks")
+
+
+def _script_only_problems(source: YamlSource, path: DataPath, value: Any) -> Iterator[ScenarioProblem]:
+    if isinstance(value, list):
+        for index, item in enumerate(cast(list[Any], value)):
+            yield from _script_only_problems(source, (*path, index), item)
+        return
+    if not isinstance(value, dict):
+        return
+    mapping = cast(dict[Any, Any], value)
+    call: Any = mapping.get("function_call")
+    for key in _SCRIPT_ONLY_CALL_KEYS if isinstance(call, dict) else ():
+        if key in call:
+            where: DataPath = (*path, "function_call", key)
+            yield problem_at(source, where, "invalid-value", f"{describe(where)}: '{key}' says how the scripted "
+                             "service sends a call; an expectation cannot compare it",
+                             f"remove '{key}' here; keep it on the call in the turn's 'model' script")
+    for key, item in mapping.items():
+        yield from _script_only_problems(source, (*path, key), item)
 
 
 def _events_problems(source: YamlSource, path: DataPath) -> Iterator[ScenarioProblem]:

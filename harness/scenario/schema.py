@@ -68,6 +68,11 @@ class FunctionCallSpec(Strict):
     informational_only: bool = False
     server_label: str | None = None
     label: str | None = Field(default=None, description="A name later turns use to refer to this occurrence.")
+    item_id: str | None = Field(
+        default=None, min_length=1,
+        description="Scripts only: the service's id of the call's output item, distinct from its call_id (as the "
+                    "Responses API gives each function_call an `fc_` id). Loops that mint approval request ids from "
+                    "it then issue requests whose ids differ from the call ids.")
     stream_chunks: list[str] | None = Field(
         default=None, description="Streaming only: the arguments as these string fragments, one update each."
     )
@@ -304,8 +309,8 @@ class ModelStepSpec(Strict):
                     "fragment; a fragment continues the call before it when it repeats its id or has none, and "
                     "does not bring a second name.")
     ignores_tool_choice: bool = Field(
-        default=False, description="Deliberately returns calls even when tool_choice is 'none'."
-    )
+        default=False, description="Deliberately ignores the tool choice: returns calls even when tool_choice is "
+                                   "'none', or none when it is 'required'.")
     optional: bool = Field(default=False, description="An implementation may leave this response unused.")
 
     @model_validator(mode="after")
@@ -514,9 +519,20 @@ class SessionChangesSpec(Strict):
     function_calls: Any = Field(default=None, description="Any JSON value: the point is to try bad ones.")
 
 
+class CallerOptionsSpec(Strict):
+    """Options the caller passes to this turn's run (capability caller-options)."""
+
+    tool_choice: Literal["auto", "required", "none"] = Field(
+        description="The run's tool choice: 'required' makes the first model call choose a tool (the loop resets it "
+                    "once a batch has run, so the run can end), 'none' lets it choose none.")
+
+
 class TurnSpec(Strict):
     input: str | list[InputItemSpec]
     kwargs: dict[str, Any] = Field(default_factory=dict)
+    options: CallerOptionsSpec | None = Field(
+        default=None, description="The caller's options for this turn's run, such as tool_choice (capability "
+                                  "caller-options).")
     restore_session: bool | SessionChangesSpec = Field(
         default=False,
         description="Save the session and restore it into a fresh one before this turn (true), optionally with "
@@ -569,7 +585,8 @@ class ScenarioSpec(Strict):
     context_providers: list[ContextProviderSpec] | None = Field(
         default=None, min_length=1,
         description="Providers that add instructions or context messages to every model call of each turn "
-                    "(capability context-providers; needs session: true).")
+                    "(capability context-providers), with a session or without one (the caller keeps the history "
+                    "and its agent still runs the providers).")
     compaction: CompactionSpec | None = Field(
         default=None, description="Compact the history every model call receives to its most recent groups "
                                   "(capability compaction).")

@@ -168,10 +168,13 @@ class AgentFrameworkConversation:
         self.client: Any = framework_client(setup)
         # A session-managed scenario talks to an agent, whose history provider keeps the conversation; otherwise
         # the caller keeps history and talks to the chat client, still passing a session for approval binding.
+        # A caller without a session whose agent has context providers still talks to the agent (the providers run
+        # around its runs), passing no session: it keeps the history itself.
+        self.sessionless_agent = not setup.use_session and bool(setup.context)
         self.agent = Agent(self.client, tools=self._offered(), middleware=approval_middleware(setup.approval_policy),
                            context_providers=self._providers(), compaction_strategy=self.compaction,
-                           ) if setup.use_session else None
-        self.session = self.agent.create_session() if self.agent is not None else AgentSession()
+                           ) if setup.use_session or self.sessionless_agent else None
+        self.session = self.agent.create_session() if setup.use_session and self.agent is not None else AgentSession()
         self._returned: list[Any] = []  # ChatResponse, or AgentResponse in session mode
         # The framework objects this conversation returned or was given, so that a caller replaying history hands
         # back the very objects it received, as a real caller does.
@@ -217,11 +220,13 @@ class AgentFrameworkConversation:
     def _offered(self) -> list[FunctionTool]:
         return [self.catalogue[t.name] for t in self.setup.toolbox.offered()]
 
-    def _options(self) -> dict[str, Any]:
+    def _options(self, tool_choice: str | None = None) -> dict[str, Any]:
+        """The run's options; `tool_choice` is the caller's for this run alone (else the conversation's)."""
         options: dict[str, Any] = {} if self.agent is not None else {"tools": self._offered()}
         options.update(wire_options(self.setup))
-        if self.setup.tool_choice is not None:
-            options["tool_choice"] = self.setup.tool_choice
+        choice = tool_choice or self.setup.tool_choice
+        if choice is not None:
+            options["tool_choice"] = choice
         return options
 
     def _restore_session(self) -> None:
@@ -242,20 +247,25 @@ class AgentFrameworkConversation:
         if not self.stateless:
             client_kwargs["session"] = self.session
         # The layer counts the run's function calls in this dict, resuming from what a paused batch saved in the
-        # session; it is read after the run as the budget the loop spent (`budget-counts`).
+        # session; it is read after the run as the budget the loop spent (`budget-counts`). Behind the approval
+        # layer the dict is the one its middleware keeps in the session across turns (it only sets its own when
+        # the caller passed none): handing the loop a fresh one would override that and leave the layer's carried
+        # budget unexercised.
         budget: dict[str, Any] = {}
         if FEATURES.budget_state_key:
+            if self.setup.approval_policy is not None and self.agent is not None:
+                budget = self.session.state.setdefault(FEATURES.budget_state_key, budget)
             client_kwargs[FEATURES.budget_state_key] = budget
         with captured_logs() as logs, wire_serving(self.setup):
             try:
                 if self.setup.mode == "streaming":
-                    stream: Any = self._call(caller_input, client_kwargs, stream=True)
+                    stream: Any = self._call(caller_input, client_kwargs, stream=True, tool_choice=turn.tool_choice)
                     so_far = StreamedSoFar()
                     async for update in stream:
                         updates.append(self.scripted.update(update_from_framework(update, so_far)))
                     final = await stream.get_final_response()
                 else:
-                    final = await self._call(caller_input, client_kwargs, stream=False)
+                    final = await self._call(caller_input, client_kwargs, stream=False, tool_choice=turn.tool_choice)
             except (ScriptedProviderError, *INVALIDATION_ERRORS, *wire_provider_errors(self.setup)) as raised:
                 error = RaisedError(type(raised).__name__, str(raised), "provider")
             except KeyError as raised:
@@ -274,11 +284,13 @@ class AgentFrameworkConversation:
         return CallerView(tuple(updates), response, error, inputs_after, earlier, tuple(logs.lines),
                           function_calls_counted=counted)
 
-    def _call(self, caller_input: str | list[FwMessage], client_kwargs: dict[str, Any], *, stream: bool) -> Any:
-        options = cast(Any, self._options())
+    def _call(self, caller_input: str | list[FwMessage], client_kwargs: dict[str, Any], *, stream: bool,
+              tool_choice: str | None = None) -> Any:
+        options = cast(Any, self._options(tool_choice))
         if self.agent is not None:
             kwargs = {k: v for k, v in client_kwargs.items() if k != "session"}
-            return self.agent.run(caller_input, stream=stream, session=self.session, options=options,
+            session = None if self.sessionless_agent else self.session
+            return self.agent.run(caller_input, stream=stream, session=session, options=options,
                                   client_kwargs=kwargs or None)
         # Typed for message lists only, yet string input is part of the contract the spec tests.
         get_response: Any = self.client.get_response
@@ -308,7 +320,7 @@ class AgentFrameworkAdapter:
             "approval", "declaration-only", "middleware-termination", "invocation-kwargs", "hosted-tools",
             "reasoning", "sessions", "user-input", "session-serialization", "approval-policy", "signature-tools",
             "context-providers", "history-providers",
-            "service-continuation",
+            "service-continuation", "caller-options",
         }
         if FEATURES.context_add_tools:
             capabilities.add("runtime-tool-changes")

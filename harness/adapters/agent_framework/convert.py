@@ -71,6 +71,8 @@ def call_to_framework(call: FunctionCall) -> FwContent:
             extra["server_name"] = call.server_label
         else:
             additional = {"server_label": call.server_label}
+    if call.item_id is not None and FEATURES.call_item_id:
+        extra["id"] = call.item_id  # the service's item id, from which the layer mints approval request ids
     return FwContent.from_function_call(call.call_id, call.name, arguments=arguments,
                                         additional_properties=additional, **extra)
 

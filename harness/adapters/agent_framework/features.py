@@ -19,6 +19,7 @@ class Features:
     context_add_tools: bool  # tools can add tools for the next iteration through their invocation context
     approval_binding: bool  # approvals are bound to the session that issued them
     result_occurrence_id: bool  # a function result can name the call occurrence it answers
+    call_item_id: bool  # a function call carries the service's item id (from which approval request ids are minted)
     sliding_window: bool  # the client takes a compaction strategy, and a sliding window by groups exists
     # The client keyword under which the function invocation layer takes the dict it counts a run's budget in (a
     # private name the framework's own tests pass); "" when the release has none.
@@ -36,6 +37,7 @@ def _detect() -> Features:
         context_add_tools=hasattr(FunctionInvocationContext, "add_tools"),
         approval_binding="disable_approval_response_binding" in config_keys,
         result_occurrence_id="id" in inspect.signature(Content.from_function_result).parameters,
+        call_item_id="id" in inspect.signature(Content.from_function_call).parameters,
         sliding_window=hasattr(agent_framework, "SlidingWindowStrategy")
         and "compaction_strategy" in inspect.signature(agent_framework.BaseChatClient.__init__).parameters,
         budget_state_key=str(getattr(agent_framework_tools, "_FUNCTION_INVOCATION_BUDGET_STATE_KEY", "")),

@@ -26,6 +26,7 @@ UNEXPRESSIBLE: dict[str, str] = {
     "correlation.reused-id.handwritten-history": _HANDWRITTEN,
     "correlation.replayed-wrapper.duplicated-request": _HANDWRITTEN,
     "correlation.replayed-wrapper.resurfaced-request": _UNANSWERED,
+    "correlation.request-ids.differ-from-call-ids": _HANDWRITTEN,
     "mixed.held-calls.unrelated-turn": _UNANSWERED,
     "mixed.held-calls.abandoned-batches": _UNANSWERED,
 }

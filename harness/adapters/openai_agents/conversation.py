@@ -82,6 +82,11 @@ UNEXPRESSIBLE: dict[str, str] = {
     "correlation.multi-content.reused-id-same-turn": _HANDWRITTEN,
     "correlation.reused-id.handwritten-history": _HANDWRITTEN,
     "correlation.replayed-wrapper.duplicated-request": _HANDWRITTEN,
+    # Scripted model output with no form in the Responses stream events a `Model` yields.
+    "normal.streaming-call.name-after-id": (
+        "a function call's name arriving on a later streamed delta than its id: a Responses function_call item "
+        "is announced with its name (response.output_item.added) and no event carries a name later, so a "
+        "caller folding the stream sees the call nameless until its done event"),
 }
 
 

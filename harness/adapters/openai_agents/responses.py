@@ -154,8 +154,12 @@ class AnswerEncoder:
     def _call(self, call: FunctionCall, key: str | None) -> list[TResponseStreamEvent]:
         events: list[TResponseStreamEvent] = []
         item = self._open
-        # A fragment continues the open call when it repeats that call's id or has none, and brings no name.
-        continues = isinstance(call.arguments, str) and not call.name and call.call_id in ("", item and item.call_id)
+        # A fragment continues the open call when it repeats that call's id or has none, and brings no second name.
+        # A name that arrives after the id has no delta event in this protocol: the item's done event carries it.
+        continues = (isinstance(call.arguments, str) and not (call.name and item is not None and item.name)
+                     and call.call_id in ("", item and item.call_id))
+        if item is not None and continues and call.name:
+            item.name = call.name
         if item is None or item.kind != "function_call" or not continues:
             events += self._close()
             item = self._begin("function_call", key)

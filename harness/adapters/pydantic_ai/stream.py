@@ -49,6 +49,7 @@ class ScriptedStream:
 
     _next_index: int = 0
     _last: tuple[str, str | None] | None = None  # kind and call id of the previous content
+    _named: bool = False  # whether the call being streamed has brought its name yet
 
     def _index(self, continues: bool) -> int:
         if not continues:
@@ -83,10 +84,12 @@ class ScriptedStream:
             native = call_part(call)
             assert isinstance(native, NativeToolCallPart)
             return {index: native}
-        # A fragment continues the call before it when it repeats that call's id or has none, and brings no name.
+        # A fragment continues the call before it when it repeats that call's id or has none, and does not bring a
+        # second name (a provider may send the name on a later delta than the id).
         previous = self._last[1] if self._last is not None and self._last[0] == "call" else None
-        continues = previous is not None and call.call_id in ("", previous) and not call.name
+        continues = previous is not None and call.call_id in ("", previous) and not (call.name and self._named)
         index = self._index(continues)
+        self._named = bool(call.name) or (continues and self._named)
         self._last = ("call", call.call_id or previous)
         return {index: DeltaToolCall(call.name or None, arguments_json(call), tool_call_id=call.call_id or None)}
 

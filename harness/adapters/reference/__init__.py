@@ -37,7 +37,7 @@ REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
      "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "occurrence-identity",
      "service-continuation", "session-serialization", "persisted-budgets", "approval-policy", "signature-tools",
-     "context-providers", "history-providers", "compaction", "budget-counts"}
+     "context-providers", "history-providers", "compaction", "budget-counts", "caller-options"}
 ) | SETTINGS
 
 REFERENCE_LOOP_MODULES: tuple[str, ...] = tuple(
@@ -143,16 +143,17 @@ class ReferenceConversation:
         updates: list[Update] = []
         response: Response | None = None
         error: RaisedError | None = None
+        tool_choice = turn.tool_choice or self.setup.tool_choice  # the caller's option for this run, if it gives one
         try:
             if self.setup.mode == "streaming":
-                stream = self.loop.stream(loop_input, self.offered, tool_choice=self.setup.tool_choice,
+                stream = self.loop.stream(loop_input, self.offered, tool_choice=tool_choice,
                                           kwargs=turn.kwargs, conversation_id=self.session.conversation_id,
                                           session=self._loop_session())
                 async for update in stream:
                     updates.append(update)
                 response = await stream.final_response()
             else:
-                response = await self.loop.respond(loop_input, self.offered, tool_choice=self.setup.tool_choice,
+                response = await self.loop.respond(loop_input, self.offered, tool_choice=tool_choice,
                                                    kwargs=turn.kwargs, conversation_id=self.session.conversation_id,
                                                    session=self._loop_session())
         except UnknownToolError as raised:

@@ -198,7 +198,7 @@ def normalise(messages: Sequence[Message], *, restore_calls: bool = True,
         # Calls still awaiting a decision stay out of the model's view, with reasoning that only explained them;
         # a placeholder stays only where a pending decision's terminal result is about to replace it.
         chosen = [(c, placeholder) for c, owner, placeholder in kept
-                  if (owner is None or not owner.awaiting_decision)
+                  if (owner is None or not owner.awaiting_decision) and not _explains_hidden_call(kept, c)
                   and (placeholder is None or placeholder.pending)]
         if len(chosen) != len(kept) and all(isinstance(c, Reasoning) for c, _ in chosen):
             chosen = []
@@ -212,6 +212,19 @@ def normalise(messages: Sequence[Message], *, restore_calls: bool = True,
                     placeholders[placeholder] = (len(history), index)
             history.append(Message(role, tuple(c for c, _ in chosen)))
     return Normalised(history, pending, len(history) if slot is None else slot, placeholders)
+
+
+def _explains_hidden_call(kept: Sequence[_Kept], content: Content) -> bool:
+    """Whether `content` is reasoning bound to a call that stays out of the model's view: the reasoning that
+    directly precedes a call belongs to it (spec: reasoning bound to a call is part of that call's group), so it
+    goes where its call goes, while a sibling's reasoning stays with its answered sibling."""
+    if not isinstance(content, Reasoning):
+        return False
+    position = next(i for i, (c, _, _) in enumerate(kept) if c is content)
+    following = next((item for item in kept[position + 1:] if not isinstance(item[0], Reasoning)), None)
+    if following is None or not isinstance(following[0], FunctionCall) or following[1] is None:
+        return False
+    return following[1].awaiting_decision
 
 
 def _scan_content(scan: Scan, content: Content) -> list[_Kept]:

@@ -219,6 +219,8 @@ class ReferenceLoop:
                 yield update, message, False
             return
         resumed, stop = await self._resolve_approvals(state)
+        if any(isinstance(c, FunctionResult) for m in resumed for c in m.contents):
+            self.after_batch(state)  # the resumed batch ran (or was settled): it was this run's first
         for message in resumed:
             yield self._as_update(message, state), message, False
         if stop:
@@ -251,6 +253,8 @@ class ReferenceLoop:
                     yield self._as_update(fallback, state), fallback, False
                 return
             outcome = await self._process_calls(calls, state)
+            if not outcome.pause:
+                self.after_batch(state)
             if outcome.pause:
                 # A pause surfaces in the very message that holds the calls, as the caller's answer refers to it.
                 message_id = state.model_message_id or self._as_update(response_messages[-1], state).message_id
@@ -410,6 +414,7 @@ class ReferenceLoop:
         pause: tuple[Content, ...] = ()
 
     async def _process_calls(self, calls: list[FunctionCall], state: _RunState) -> ReferenceLoop._Outcome:
+        self.refuse_unknown_calls(calls, state)
         declared = [c for c in calls if (t := state.tools.get(c.name)) is not None and t.declaration_only]
         gated = [c for c in calls if (t := state.tools.get(c.name)) is not None and t.approval_required]
         if self.layer is not None and state.session is not None:  # `_layered`, spelled out for the type checker
@@ -420,15 +425,18 @@ class ReferenceLoop:
             # The batch pauses as a whole: approval-required calls ask for a decision, host-owned calls for their
             # result, and every other call of the batch is held back without a request of its own — it runs with
             # the batch once the caller has answered (the spec's mixed batches), never before and never alone.
-            requests = {c.call_id: self._approval_request(c) for c in gated}
+            # One request per call occurrence, keyed by the occurrence and not by call id: a model that reuses a
+            # call id within one response asks for two calls, and each gets its own decision.
+            requests = {id(c): self._approval_request(c) for c in gated}
             if self._layered(state) and len(gated) > 1:
                 # The layer surfaces one request per run; the others wait in the session, in the model's order.
                 assert state.session is not None
-                state.session.approvals.queued.extend(requests[c.call_id] for c in gated[1:])
-                requests = {gated[0].call_id: requests[gated[0].call_id]}
+                state.session.approvals.queued.extend(requests[id(c)] for c in gated[1:])
+                requests = {id(gated[0]): requests[id(gated[0])]}
+            declared_ids = {id(c) for c in declared}
             pause = tuple(
-                UserInputRequest(f"input-{c.call_id}", c) if c in declared else requests[c.call_id]
-                for c in calls if c in declared or c.call_id in requests
+                UserInputRequest(f"input-{c.call_id}", c) if id(c) in declared_ids else requests[id(c)]
+                for c in calls if id(c) in declared_ids or id(c) in requests
             )
             return self._Outcome([], stop=True, pause=pause)
         results = await self.execute_batch(calls, state)
@@ -443,6 +451,22 @@ class ReferenceLoop:
         else:
             state.errors_in_row = 0
         return self._Outcome(messages, stop=state.terminated)
+
+    def after_batch(self, state: _RunState) -> None:
+        """A batch has run: a caller's 'required' tool choice has had its effect (the model chose a tool), so later
+        model calls of the run may answer without one (spec flow: \"apply error/function-call-limit policy; reset
+        required tool choice\"), or the run could never end but at its iteration budget."""
+        if state.tool_choice == "required":
+            state.tool_choice = "auto"
+
+    def refuse_unknown_calls(self, calls: Sequence[FunctionCall], state: _RunState) -> None:
+        """Told to stop on unknown calls, stop before anything else is decided about the batch: a pause for
+        approval or input must never hide an invalid call (the caller would be asked about a batch the loop refuses)."""
+        if not self.config.terminate_on_unknown_calls:
+            return
+        unknown = next((c for c in calls if c.name not in state.tools), None)
+        if unknown is not None:
+            raise UnknownToolError(f"the model called unknown function '{unknown.name}'")
 
     def _approval_request(self, call: FunctionCall) -> ApprovalRequest:
         return ApprovalRequest(f"approval-{next(self._request_numbers)}-{call.call_id}", call)
