@@ -74,7 +74,8 @@ def test_mistakes_in_the_layer_format_name_file_line_and_field(tmp_path: Path, c
 def test_a_standing_decision_needs_the_capability(tmp_path: Path) -> None:
     text = SCENARIO.replace("approval_policy:\n  auto_approve:\n    - {id: drafts, tool: write_draft}\n", "")
     text = text.replace("requires: [approval, sessions, approval-policy]", "requires: [approval, sessions]")
-    text = text.replace("    expect:\n      rules_asked:\n        drafts: [{call_id: c1, name: write_draft}]\n", "")
+    text = text.replace("    expect:\n      rules_asked:\n        drafts: [{call_id: c1, name: write_draft}]\n"
+                        "      cites: [\"Standing tool rule\"]\n", "")
     text += "  - input:\n      - approvals: {c1: approve-always}\n"
     path = tmp_path / "scenario.yaml"
     path.write_text(text, encoding="utf-8")

@@ -41,7 +41,8 @@ class _Adapter:
     counted: object
     name: str = "miscounting"
     version: str = "0"
-    capabilities: frozenset[Capability] = frozenset({"approval", "user-input", "budget-counts"})
+    capabilities: frozenset[Capability] = frozenset({"approval", "user-input", "budget-counts",
+                                                     "function-call-budget"})
 
     def open(self, setup: ConversationSetup) -> _Conversation:
         return _Conversation(self.counted)

@@ -121,7 +121,7 @@ def test_the_action_runs_writes_junit_and_a_capped_summary_and_fails_the_job(wor
     summary = ran["summary"]
     assert len(summary.encode()) < 100 * 1024
     assert summary.count("## Loop conformance") == 1  # the run itself wrote none: only the summary step
-    assert "| FAIL `normal.single-call` [reference, non-streaming + streaming] | `expect.model-calls` |" in summary
+    assert "normal.single-call — reference 0.1.0 non-streaming: expect.model-calls" in summary
     assert "https://github.com/octo/loop/actions/runs/42#artifacts" in summary
     uses = dict(ran["uses"])
     assert uses["actions/setup-python@v5"] == {"python-version": "3.11"}

@@ -57,7 +57,7 @@ def test_failure_names_turn_check_and_yaml_location(pytester: pytest.Pytester) -
     result.stdout.fnmatch_lines([
         "FAIL normal.single-call [[]reference, non-streaming[]]",
         f"  scenario: *{path.name}:1",
-        f"  - *{path.name}:23:7: turn 1, check expect.response: "
+        f"  - *{path.name}:24:7: turn 1, check expect.response: "
         "[[]2[]].contents[[]0[]].text: differs: expected \"It rains.\"*",
     ])
     assert "Traceback" not in result.stdout.str()

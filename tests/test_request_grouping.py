@@ -24,7 +24,7 @@ def _verdict(grouping: str | None, seen: tuple[Message, ...]) -> str:
         {"function_result": {"call_id": "c2", "result": "refused", "error": True}}]}]}}
     if grouping is not None:
         request["grouping"] = grouping
-    expect = ExpectSpec.model_validate({"requests": [request]})
+    expect = ExpectSpec.model_validate({"requests": [request], "cites": ["Parallel calls"]})
     request_seen = ModelRequest(0, 1, seen, "auto", ("wire_money",))
     turn: Any = SimpleNamespace(index=0, view=CallerView(), requests=[request_seen], violations=())
     (result,) = check_turn(expect, turn, ["wire_money"], streaming=False)

@@ -17,7 +17,7 @@ Feature = Literal[
     "ignores-tool-choice", "max-iterations", "max-function-calls", "max-consecutive-errors", "blank-answer",
     "multi-turn", "mixed-batch", "decided", "declaration-only", "input-request", "hosted-call",
     "approved-together", "decided-together", "mixed-decision", "hosted-approval", "hosted-decision", "hosted-approved",
-    "hosted-rejected", "hosted-approval-beside-calls", "invalid-arguments", "sequential-rounds",
+    "hosted-rejected", "hosted-approval-beside-calls", "invalid-arguments", "sequential-rounds", "unknown-call",
 ]
 FEATURES: tuple[str, ...] = get_args(Feature)
 
@@ -67,7 +67,7 @@ def features(scenario: Scenario) -> frozenset[str]:
         if approved and rejected:
             found.add("mixed-decision")  # one turn approves some calls and rejects others
         for step in turn.model:
-            found.update(_step_features(step, seen_ids, gated))
+            found.update(_step_features(step, seen_ids, gated, {tool.name for tool in scenario.tools}))
         if sum(1 for step in turn.model if _local_calls(step)) > 1:
             found.add("sequential-rounds")  # one run calls tools in two or more model rounds
     if _invalid_arguments(scenario):
@@ -87,7 +87,7 @@ def _invalid_arguments(scenario: Scenario) -> bool:
     return False
 
 
-def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> set[str]:
+def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str], declared: set[str]) -> set[str]:
     found: set[str] = set()
     if step.ignores_tool_choice:
         found.add("ignores-tool-choice")
@@ -104,6 +104,8 @@ def _step_features(step: ModelStepSpec, seen_ids: set[str], gated: set[str]) -> 
         found.add("hosted-approval-beside-calls")  # ... in a response that also holds local calls
     if len(calls) > 1:
         found.add("parallel")
+    if any(str(call.name) not in declared for call in calls):
+        found.add("unknown-call")  # a call of a tool the scenario does not declare
     if len({str(call.name) in gated for call in calls}) == 2:
         found.add("mixed-batch")  # a call needing approval beside one that needs none
     ids = {str(call.call_id) for call in calls}

@@ -12,12 +12,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from harness.data_files import load_json_file
+from harness.contract import MODES
+from harness.data_files import data_path_text, load_json_file
 from harness.errors import HarnessError
+from harness.identity import shown, version_problem
 from harness.results import NEUTRAL_PROVIDER, PROFILES, VERDICTS, CheckResult, Profile, ScenarioResult, Verdict
 
 # The `format` of a compact release file (harness.reporting.compact); a full results file has none.
 COMPACT_FORMAT = "loop-conformance-compact-results/1"
+
+
+# No line number or turn the harness writes comes near this; a larger one is no results file of ours.
+_MAX_COUNT = 10_000_000
 
 
 class ResultsFileError(HarnessError):
@@ -58,21 +64,21 @@ def parse_results_document(data: object, *, source: str = "") -> ResultsDocument
 
         return expand_compact(cast(Mapping[str, Any], data), source=where)
     if not isinstance(data, Mapping) or "results" not in data:
-        raise ResultsFileError(f"{where}: not a results document (expected an object with 'results')")
+        raise ResultsFileError(f"{where}: error[not-results]: not a results document (expected an object with "
+                               "'results')")
     mapping = cast(Mapping[str, Any], data)
-    raw_results = mapping["results"]
-    if not isinstance(raw_results, list):
-        raise ResultsFileError(f"{where}: 'results' must be a list")
-    results: list[ScenarioResult] = []
-    for index, raw in enumerate(cast(list[object], raw_results)):
-        try:
-            results.append(_result(raw))
-        except (KeyError, TypeError, ValueError) as error:
-            raise ResultsFileError(f"{where}: results[{index}]: {error}") from None
-    # A document without the flag predates it; it cannot prove it was unfiltered, so it counts as filtered.
-    filtered = bool(mapping.get("filtered", True))
+    try:
+        document = _Fields(cast(Mapping[str, object], data), ())
+        raw_results = document.items("results")
+        results = tuple(_result(_Fields.of(raw, ("results", index))) for index, raw in enumerate(raw_results))
+        # A document without the flag predates it; it cannot prove it was unfiltered, so it counts as filtered.
+        filtered = document.flag("filtered", default=True)
+        release = document.version("release")
+    except _FieldError as error:
+        raise ResultsFileError(f"{where}: error[invalid-field]: {data_path_text(error.place)}: {error.message}",
+                               ) from None
     references = cast(Mapping[str, object], mapping.get("references") or {})
-    return ResultsDocument(tuple(results), filtered, source, release=str(mapping.get("release") or ""),
+    return ResultsDocument(results, filtered, source, release=release,
                            companions=cast(Mapping[str, Any], mapping.get("companions") or {}),
                            references={str(name): str(ref) for name, ref in references.items()})
 
@@ -91,52 +97,158 @@ def parse_verdict(value: object) -> Verdict:
     return value
 
 
-def _result(raw: object) -> ScenarioResult:
-    if not isinstance(raw, Mapping):
-        raise TypeError("a result must be an object")
-    data = cast(Mapping[str, Any], raw)
-    checks = tuple(_check(c) for c in cast(list[object], data.get("checks") or []))
+class _FieldError(Exception):
+    """A field that is missing or of the wrong type, at a data path of the document."""
+
+    def __init__(self, place: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.place = place
+        self.message = message
+
+
+class _Fields:
+    """Typed reads of one JSON object's fields, each refusal naming the field's place in the document."""
+
+    def __init__(self, data: Mapping[str, object], place: tuple[str | int, ...]) -> None:
+        self._data = data
+        self._place = place
+
+    @classmethod
+    def of(cls, raw: object, place: tuple[str | int, ...]) -> _Fields:
+        if not isinstance(raw, Mapping):
+            raise _FieldError(place, f"expected an object, got {_kind(raw)}")
+        return cls(cast(Mapping[str, object], raw), place)
+
+    def _get(self, key: str, required: bool) -> object:
+        if key not in self._data or self._data[key] is None:
+            if required:
+                raise _FieldError(self._place, f"missing field '{key}'")
+            return None
+        return self._data[key]
+
+    def text(self, key: str, *, required: bool = False) -> str:
+        value = self._get(key, required)
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            raise _FieldError((*self._place, key), f"expected text, got {_kind(value)}")
+        return value
+
+    def optional_text(self, key: str) -> str | None:
+        return self.text(key) if self._get(key, False) is not None else None
+
+    def texts(self, key: str) -> tuple[str, ...]:
+        values = self.items(key, required=False)
+        for index, value in enumerate(values):
+            if not isinstance(value, str):
+                raise _FieldError((*self._place, key, index), f"expected text, got {_kind(value)}")
+        return cast(tuple[str, ...], values)
+
+    def items(self, key: str, *, required: bool = True) -> tuple[object, ...]:
+        value = self._get(key, required)
+        if value is None:
+            return ()
+        if not isinstance(value, list | tuple):  # a tuple: a document built in memory (`ScenarioResult.to_json`)
+            raise _FieldError((*self._place, key), f"expected a list, got {_kind(value)}")
+        return tuple(cast(list[object], value))
+
+    def count(self, key: str, *, least: int = 0) -> int | None:
+        value = self._get(key, False)
+        if value is None:
+            return None
+        if not isinstance(value, int) or isinstance(value, bool) or not least <= value <= _MAX_COUNT:
+            raise _FieldError((*self._place, key), f"expected a whole number from {least} to {_MAX_COUNT}, got "
+                                                   f"{shown(value)}")
+        return value
+
+    def seconds(self, key: str) -> float:
+        value = self._get(key, False)
+        if value is None:
+            return 0.0
+        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= _MAX_COUNT:
+            raise _FieldError((*self._place, key), f"expected a duration in seconds, got {shown(value)}")
+        return float(value)
+
+    def flag(self, key: str, *, default: bool) -> bool:
+        value = self._get(key, False)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise _FieldError((*self._place, key), f"expected true or false, got {_kind(value)}")
+        return value
+
+    def choice(self, key: str, allowed: Sequence[str], *, required: bool = True) -> str:
+        value = self.text(key, required=required)
+        if value not in allowed and (required or value):
+            raise _FieldError((*self._place, key), f"{shown(value)} is not one of {', '.join(allowed)}")
+        return value
+
+    def name(self, key: str, *, required: bool = True) -> str:
+        """Text that names something (an implementation, a provider): one line, not blank. Markup in it is the
+        renderers' to escape, as in any other text of the file."""
+        value = self.text(key, required=required)
+        if (value or required) and (not value.strip() or "\n" in value or len(value) > 200):
+            raise _FieldError((*self._place, key), f"expected a name (one line of at most 200 characters), got "
+                                                   f"{shown(value)}")
+        return value
+
+    def version(self, key: str) -> str:
+        value = self.text(key)
+        problem = version_problem(value)
+        if problem is not None:
+            raise _FieldError((*self._place, key), problem)
+        return value
+
+    def at(self, *parts: str | int) -> tuple[str | int, ...]:
+        return (*self._place, *parts)
+
+
+def _kind(value: object) -> str:
+    names: dict[type, str] = {dict: "an object", list: "a list", str: "text", bool: "true or false",
+                              int: "a number", float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _result(data: _Fields) -> ScenarioResult:
+    checks = tuple(_check(_Fields.of(raw, data.at("checks", index))) for index, raw in enumerate(data.items(
+        "checks", required=False)))
+    implementation = data.name("implementation")
     return ScenarioResult(
-        scenario=str(data["scenario"]),
-        title=str(data.get("title", "")),
-        spec_rows=tuple(str(row) for row in cast(list[object], data.get("spec_rows") or [])),
-        section=str(data.get("section", "")),
-        implementation=str(data["implementation"]),
-        version=str(data.get("version", "")),
-        mode=str(data["mode"]),
-        verdict=parse_verdict(data["verdict"]),
-        provider=str(data.get("provider") or NEUTRAL_PROVIDER),  # files from before providers ran in-process only
-        provider_package=str(data.get("provider_package") or ""),
-        provider_version=str(data.get("provider_version") or ""),
+        scenario=data.text("scenario", required=True),
+        title=data.text("title"),
+        spec_rows=data.texts("spec_rows"),
+        section=data.text("section"),
+        implementation=implementation,
+        version=data.version("version"),
+        mode=data.choice("mode", MODES),
+        verdict=cast(Verdict, data.choice("verdict", VERDICTS)),
+        provider=data.name("provider", required=False) or NEUTRAL_PROVIDER,  # files from before providers ran
+        provider_package=data.text("provider_package"),
+        provider_version=data.version("provider_version"),
         checks=checks,
-        path=str(data.get("path", "")),
-        line=int(data.get("line") or 0),
-        reason=str(data.get("reason") or ""),
-        entries=_strings(data.get("entries")),
-        seconds=float(data.get("seconds") or 0.0),
-        log=tuple(str(line) for line in cast(list[object], data.get("log") or [])),
-        claims=claims_of(data.get("claims"), str(data["implementation"])),
+        path=data.text("path"),
+        line=data.count("line") or 0,
+        reason=data.text("reason"),
+        entries=data.texts("entries"),
+        seconds=data.seconds("seconds"),
+        log=data.texts("log"),
+        claims=claims_of(data.texts("claims") or None, implementation),
     )
 
 
-def _check(raw: object) -> CheckResult:
-    if not isinstance(raw, Mapping):
-        raise TypeError("a check must be an object")
-    data = cast(Mapping[str, Any], raw)
-    turn = data.get("turn")
-    expected = data.get("expected")
-    actual = data.get("actual")
+def _check(data: _Fields) -> CheckResult:
+    profile = data.choice("profile", PROFILES, required=False)
     return CheckResult(
-        id=str(data["id"]),
-        verdict=parse_verdict(data["verdict"]),
-        message=str(data.get("message") or ""),
-        turn=int(turn) if turn is not None else None,
-        expected=str(expected) if expected is not None else None,
-        actual=str(actual) if actual is not None else None,
-        diff=tuple(str(line) for line in cast(list[object], data.get("diff") or [])),
-        details=tuple(str(line) for line in cast(list[object], data.get("details") or [])),
-        profile=parse_profile(data.get("profile")),
-        cites=_strings(data.get("cites")),
+        id=data.text("id", required=True),
+        verdict=cast(Verdict, data.choice("verdict", VERDICTS)),
+        message=data.text("message"),
+        turn=data.count("turn", least=1),
+        expected=data.optional_text("expected"),
+        actual=data.optional_text("actual"),
+        diff=data.texts("diff"),
+        details=data.texts("details"),
+        profile=cast(Profile, profile) if profile else None,
+        cites=data.texts("cites"),
     )
 
 
