@@ -14,7 +14,8 @@ PYTHON = "3.11"
 PYTHONS = ["3.11", "3.12", "3.13"]
 # Every optional dependency the suite runs over (the wire providers, the hosting server, the other frameworks).
 EXTRAS = ".[agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents,langchain,google-adk]"
-EXTRAS_TEST = ".[test,power,docs,agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents,langchain,google-adk]"
+EXTRAS_TEST = (".[test,power,docs,agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents,langchain,"
+               "google-adk]")
 
 
 @nox.session(python=PYTHON)
