@@ -333,7 +333,9 @@ def _completion(record: RunRecord) -> CheckResult:
             verdict: Verdict = "error" if turn.crash.startswith(CONTRACT_BROKEN) else "fail"
             return CheckResult("completes", verdict, turn.crash, turn.index + 1)
     if record.input_problem is not None:
-        return CheckResult("completes", "fail", record.input_problem)
+        # The loop neither crashed nor hung: what it returned cannot carry the caller's next input as the scenario
+        # writes it (a pause without the request the caller answers), which is the scenario's own expectation.
+        return CheckResult("completes", "fail", record.input_problem, profile="contract")
     if record.close_problem is not None:
         verdict = "error" if record.close_problem.startswith(CONTRACT_BROKEN) else "fail"
         return CheckResult("completes", verdict, record.close_problem)
