@@ -7,6 +7,7 @@ import importlib.util
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from negative_controls import SCENARIOS, adapter_for
@@ -379,7 +380,8 @@ def test_an_approve_always_answers_its_queued_sibling_of_the_same_tool(tmp_path:
 
 
 @pytest.mark.parametrize("standing", [None, "arguments"], ids=["plain-approval", "argument-scoped"])
-def test_a_queued_sibling_the_caller_did_not_cover_running_is_caught(tmp_path: Path, standing: str | None) -> None:
+def test_a_queued_sibling_the_caller_did_not_cover_running_is_caught(tmp_path: Path,
+                                                                     standing: Literal["arguments"] | None) -> None:
     judged = _queued_sibling_run(tmp_path, ApprovalResponse("r1", True, _call("c1", "/tmp/a.txt"), standing))
     assert _failing(judged) == {"approved-once"}
     assert "'c2'" in judged["approved-once"][0].message

@@ -328,13 +328,16 @@ def regrouped(messages: Sequence[Message], grouping: Grouping) -> list[Message]:
 
 def regrouped_form(expected: Any, grouping: Grouping) -> Any:
     """An expected message list regrouped as `regrouped` does the actual one; matchers are left as written."""
+    unchanged: Any = expected
     if grouping == "exact" or not isinstance(expected, list):
-        return expected
+        return unchanged
     joined: list[dict[str, Any]] = []
     for item in cast(list[Any], expected):
-        if not isinstance(item, dict) or not isinstance(item.get("contents"), list):
-            return expected  # a message matcher: its grouping is the scenario's own
+        if not isinstance(item, dict):
+            return unchanged  # a message matcher: its grouping is the scenario's own
         message = cast(dict[str, Any], item)
+        if not isinstance(message.get("contents"), list):
+            return unchanged
         if joined and joined[-1]["role"] == message["role"]:
             joined[-1] = {**joined[-1], "contents": [*joined[-1]["contents"], *message["contents"]]}
         else:
@@ -343,10 +346,13 @@ def regrouped_form(expected: Any, grouping: Grouping) -> Any:
         for message in joined:
             if message["role"] == "assistant":
                 contents = cast(list[Any], message["contents"])
-                calls = [c for c in contents if isinstance(c, dict) and "function_call" in c]
-                message["contents"] = [c for c in contents if not (isinstance(c, dict) and "function_call" in c)]
-                message["contents"] += calls
+                calls: list[Any] = [c for c in contents if _is_call_form(c)]
+                message["contents"] = [c for c in contents if not _is_call_form(c)] + calls
     return joined
+
+
+def _is_call_form(content: object) -> bool:
+    return isinstance(content, dict) and "function_call" in cast(dict[str, Any], content)
 
 
 def _role_runs_joined(messages: Sequence[Message]) -> list[Message]:

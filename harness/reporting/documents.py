@@ -274,6 +274,3 @@ def parse_profile(value: object) -> Profile | None:
         raise ValueError(f"unknown profile {value!r}")
     return value
 
-
-def _strings(value: object) -> tuple[str, ...]:
-    return tuple(str(item) for item in cast(list[object], value or []))

@@ -83,7 +83,11 @@ def _function_tool(tool: Tool, catalogue: Mapping[str, FunctionTool]) -> Functio
         # Declared the way users declare tools: a Python function, whose signature the framework turns into its
         # own argument model. It takes no invocation context, so it cannot add tools.
         run = _runner(tool, catalogue)
-        user_function = python_function(spec.name, spec.signature, lambda arguments: run(arguments, None))
+
+        async def call_body(arguments: dict[str, JSON]) -> JSON | list[Content]:
+            return await run(arguments, None)
+
+        user_function = python_function(spec.name, spec.signature, call_body)
         return _CallRecordingTool(name=spec.name, description=spec.description or spec.name,
                                   approval_mode=approval_mode, func=user_function)
     body = None if spec.declaration_only else _body(tool, catalogue)

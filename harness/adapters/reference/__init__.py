@@ -33,7 +33,7 @@ from harness.signatures import bind
 
 LoopFactory = Callable[[ConversationSetup, Mapping[str, LoopTool]], ReferenceLoop]
 
-REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset(
+REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset[Capability](
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
      "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "occurrence-identity",
      "service-continuation", "session-serialization", "persisted-budgets", "approval-policy", "signature-tools",
