@@ -60,7 +60,8 @@ async def test_a_repeated_or_hidden_result_fails_exactly_once(make: type[LoopAda
     failures = [c for c in result.checks if c.id == "exactly-once" and c.verdict == "fail"]
     assert failures, [(c.id, c.verdict, c.message) for c in result.checks]
     count = 2 if how == "duplicate" else 0
-    assert any(f"executed 1 time(s) but the response holds {count} result(s)" in c.message for c in failures)
+    assert any(f"the response holds {count} result(s) for call 'c1', which the tools' records show executed 1 "
+               "time(s)" in c.message and c.profile == "contract" for c in failures)
     # The call and its result travel together, so this is no orphan: only the result count can tell.
     assert _failed(result) - {"exactly-once", "expect.response"} == set()
 

@@ -228,7 +228,7 @@ def _assert_toy_verdicts(verdicts: Iterable[Verdict]) -> None:
 def _expected_toy_verdict(scenario: Scenario, mode: str) -> tuple[str, str]:
     if scenario.spec.not_observable is not None:
         return "n/a", "not observable"
-    missing = sorted(set(scenario.spec.requires) - TOY_CAPABILITIES)
+    missing = sorted(set(scenario.needs()) - TOY_CAPABILITIES)
     if missing:
         return "n/a", f"toy_loop lacks capability: {', '.join(missing)}"
     if mode not in scenario.modes():

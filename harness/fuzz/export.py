@@ -77,6 +77,10 @@ def counterexample(spec: ScenarioSpec, finding: Finding, reference: Observed | N
         responses = [_expected_response(t["response"], scripted) for t in reference.result.transcript]
         for turn, executions, response in zip(data["turns"], per_turn, responses, strict=False):
             turn["expect"] = turn.get("expect", {}) | {"executions": executions, "response": response}
+    for turn in data["turns"]:
+        if turn.get("expect") and "cites" not in turn["expect"]:
+            # What the reference does on the scenario's rows is what the exported expectations assert.
+            turn["expect"]["cites"] = list(data.get("spec") or []) or ["Multiple sequential rounds"]
     return ScenarioSpec.model_validate(data)
 
 

@@ -76,6 +76,7 @@ UNEXPRESSIBLE: dict[str, str] = {
     "recovery.spent-budgets.consecutive-errors": _NO_ERROR_CAP,
     "errors.tool-exception.key-error": _NO_UNKNOWN_STOP,
     "errors.unknown-call.terminates": _NO_UNKNOWN_STOP,
+    "errors.unknown-call.beside-approval": _NO_UNKNOWN_STOP,
 }
 
 
