@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # The value model everything shares: the neutral contents, the contract, the script and its records, transcripts,
 # results and the requirement each check enforces, errors, the default limits, the tool-parameter and tool-signature
-# rules, where the bundled suite lives, and the spec's rows and sentences an assertion cites.
+# rules, where the bundled suite lives, the spec's rows and sentences an assertion cites, and the capture of a
+# framework's log records that adapters share.
 VALUE_MODEL = frozenset({
-    "harness.citations", "harness.scenario.spec_rows",
+    "harness.citations", "harness.scenario.spec_rows", "harness.log_capture",
     "harness.contents", "harness.contract", "harness.script", "harness.records", "harness.transcript",
     "harness.results", "harness.requirements", "harness.errors", "harness.limits", "harness.bundled",
     "harness.parameters", "harness.signatures", "harness.transport", "harness.transport.agui",

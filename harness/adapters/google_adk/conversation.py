@@ -17,9 +17,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-import logging
-from collections.abc import Generator
-from contextlib import contextmanager
 
 from google.adk.agents import LlmAgent
 from google.adk.events.event import Event
@@ -42,6 +39,7 @@ from harness.contract import (
     ScriptedProviderError,
     TurnInput,
 )
+from harness.log_capture import captured_logs
 
 APP = "loop_conformance"
 AGENT = "loop_conformance_agent"
@@ -63,26 +61,6 @@ def raised_error(error: BaseException) -> RaisedError:
     if isinstance(error, ValueError) and str(error).startswith("Tool '") and "not found" in str(error):
         return RaisedError(type(error).__name__, str(error).split("\n", 1)[0], "unknown-tool")
     return RaisedError(type(error).__name__, str(error), "loop")
-
-
-class _LogCapture(logging.Handler):
-    def __init__(self, lines: list[str]) -> None:
-        super().__init__(logging.WARNING)
-        self.lines = lines
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(f"{record.levelname} {record.name}: {record.getMessage()}")
-
-
-@contextmanager
-def _captured_logs(lines: list[str]) -> Generator[None]:
-    logger = logging.getLogger("google_adk")
-    handler = _LogCapture(lines)
-    logger.addHandler(handler)
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
 
 
 def build_agent(setup: ConversationSetup) -> LlmAgent:
@@ -118,7 +96,7 @@ class GoogleAdkConversation:
         earlier = tuple(response_of(self.reader, events) for events in self._returned)
         events: list[Event] = []
         error: RaisedError | None = None
-        with _captured_logs(log):
+        with captured_logs("google_adk", lines=log):
             try:
                 await self._run(turn, events)
             except Exception as raised:  # noqa: BLE001 - whatever the caller gets is an observation

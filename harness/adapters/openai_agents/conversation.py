@@ -34,9 +34,7 @@ cannot do.
 from __future__ import annotations
 
 import importlib.metadata
-import logging
-from collections.abc import Generator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +65,7 @@ from harness.contract import (
     ScriptedProviderError,
     TurnInput,
 )
+from harness.log_capture import captured_logs
 
 CAPABILITIES: frozenset[Capability] = frozenset(
     {"approval", "sessions", "reasoning", "middleware-termination", "runtime-tool-changes", "signature-tools",
@@ -97,26 +96,6 @@ class PausedRun:
     state: RunState[Any]
     items: list[RunItem]
     requests: dict[str, ToolApprovalItem]
-
-
-class _LogCapture(logging.Handler):
-    def __init__(self, lines: list[str]) -> None:
-        super().__init__(logging.WARNING)
-        self.lines = lines
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(f"{record.levelname} {record.name}: {record.getMessage()}")
-
-
-@contextmanager
-def _captured_logs(lines: list[str]) -> Generator[None]:
-    logger = logging.getLogger("openai.agents")
-    handler = _LogCapture(lines)
-    logger.addHandler(handler)
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
 
 
 def unmapped_settings(config: LoopConfig) -> list[str]:
@@ -181,7 +160,7 @@ class OpenAIAgentsConversation:
         updates: list[Update] = []
         response: Response | None = None
         error: RaisedError | None = None
-        with _captured_logs(log):
+        with captured_logs("openai.agents", lines=log):
             try:
                 result = await self._run(run_input, turn, updates, paused.items if paused else [])
                 items = self._new_items(list(result.new_items), paused.items if paused else [], log)
