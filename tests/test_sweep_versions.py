@@ -169,6 +169,27 @@ def test_a_run_restricted_to_some_implementations_replaces_only_their_results() 
     assert [both.covers(r) for r in earlier["results"]] == [False, True, False]
 
 
+def test_a_run_restricted_to_some_scenarios_replaces_only_their_results() -> None:
+    kept, again = _impl_run("agent_framework", "pass"), {**_impl_run("agent_framework", "fail"), "scenario": "new"}
+    earlier = {"schema_version": 1, "filtered": False, "release": "1.16.0", "results": [kept, again]}
+    fresh = {"schema_version": 1, "filtered": True,
+             "results": [{**_impl_run("agent_framework", "pass"), "scenario": "new"},
+                         {**_impl_run("agent_framework", "n/a"), "scenario": "added"}]}
+    selection = sweep.Selection(scenario_paths=("scenarios/x",), scenario_ids=frozenset({"new", "added"}))
+    merged = sweep.merge_results(earlier, fresh, selection)
+    assert [(r["scenario"], r["verdict"]) for r in merged["results"]] == [("s", "pass"), ("new", "pass"),
+                                                                          ("added", "n/a")]
+    assert merged["filtered"] is False
+
+
+def test_scenario_ids_names_the_scenarios_under_a_path_and_refuses_a_broken_one(tmp_path: Path) -> None:
+    assert sweep.scenario_ids([str(ROOT / "scenarios" / "normal" / "streaming-reused-id-calls.yaml")]) == {
+        "normal.streaming.reused-id-calls"}
+    (tmp_path / "broken.yaml").write_text("id: [\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="broken.yaml"):
+        sweep.scenario_ids([str(tmp_path)])
+
+
 def test_impl_option_rejects_an_implementation_the_framework_is_not_driven_by() -> None:
     with pytest.raises(SystemExit, match="not driven by pydantic_ai"):
         sweep.main(["--framework", "agent-framework-core", "--impl", "pydantic_ai", "1.16.0"])

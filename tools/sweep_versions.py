@@ -13,9 +13,11 @@ Beside each agent-framework-core release it installs the companion releases buil
 wire providers run on every release, and records them in the results file's `companions`. A provider whose package
 was not released for a core release has its runs' n/a reason say so. `--provider` runs only the providers named and
 merges their results into the release's existing file, leaving the other providers' results as they were; `--impl`
-does the same for implementations. An implementation driven through a companion (`agent_framework_ag_ui`, the loop
-behind agent-framework-ag-ui's endpoint) that cannot run on a release gets n/a runs saying why, so that release
-still counts for the implementations that did run; only a release on which nothing ran is unsupported.
+does the same for implementations, and `--scenarios` for the scenarios under the paths it names (new or changed
+scenarios swept over every release without running the rest again). An implementation driven through a companion
+(`agent_framework_ag_ui`, the loop behind agent-framework-ag-ui's endpoint) that cannot run on a release gets n/a
+runs saying why, so that release still counts for the implementations that did run; only a release on which nothing
+ran is unsupported.
 `--no-install` uses each release's environment as it is (environments someone else prepared and shares).
 """
 
@@ -38,6 +40,7 @@ import companion_releases as companions
 from harness.reporting.baseline import release_key
 from harness.reporting.compact import write_compact
 from harness.reporting.documents import load_results_document
+from harness.scenario.loader import load_many
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -132,15 +135,31 @@ class Selection:
     implementations: tuple[str, ...] = ()
     providers: tuple[str, ...] = ()
     install: bool = True  # False: use each release's environment as it is
+    # Scenario files or folders, and the ids of the scenarios they hold: a sweep of new or changed scenarios
+    # re-runs only those on each release, keeping every other run of its file as it was.
+    scenario_paths: tuple[str, ...] = ()
+    scenario_ids: frozenset[str] = frozenset()
 
     @property
     def partial(self) -> bool:
-        return bool(self.implementations or self.providers)
+        return bool(self.implementations or self.providers or self.scenario_paths)
 
     def covers(self, result: dict[str, Any]) -> bool:
         """Whether a run of an earlier file is one this selection runs again."""
         return ((not self.implementations or str(result.get("implementation")) in self.implementations)
-                and (not self.providers or str(result.get("provider") or "neutral") in self.providers))
+                and (not self.providers or str(result.get("provider") or "neutral") in self.providers)
+                and (not self.scenario_paths or str(result.get("scenario")) in self.scenario_ids))
+
+
+def scenario_ids(paths: Sequence[str]) -> frozenset[str]:
+    """The ids of the scenarios under `paths`; a file that does not load stops the sweep, since its runs could
+    not be told apart from the release's other runs."""
+    scenarios, errors = load_many(paths)
+    if errors:
+        raise SystemExit("error: " + "\n".join(str(error) for error in errors))
+    if not scenarios:
+        raise SystemExit(f"error: no scenario under {', '.join(paths)}")
+    return frozenset(scenario.id for scenario in scenarios)
 
 
 def run_one(framework: Framework, version: str, envs: Path, out: Path, pairing: dict[str, str | None] | None = None,
@@ -170,6 +189,7 @@ def run_one(framework: Framework, version: str, envs: Path, out: Path, pairing: 
     references = {} if selection.install else checkout_adapters()
     impls = [arg for name in chosen_impls for arg in ("--impl", references.get(name, name))]
     chosen = [arg for name in selection.providers for arg in ("--provider", name)]
+    chosen += [arg for path in selection.scenario_paths for arg in ("--scenarios", path)]
     # This checkout's harness, whatever the environment has installed (an editable install of another checkout).
     child_env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     result = subprocess.run([python, "-m", "harness.cli", "run", *impls, *chosen, "--json", str(fresh),
@@ -398,6 +418,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--impl", action="append", default=[], metavar="NAME",
                         help="run only these implementations (repeatable) and merge their results into the existing "
                              "files")
+    parser.add_argument("--scenarios", action="append", default=[], metavar="PATH",
+                        help="run only the scenarios under these files or folders (repeatable) and merge their "
+                             "results into the existing files")
     parser.add_argument("--no-install", action="store_true",
                         help="use each release's environment as it is: install nothing, record what it holds")
     parser.add_argument("--envs", type=Path, default=ROOT / ".nox" / "versions")
@@ -415,8 +438,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if unknown:
                 raise SystemExit(f"error: {framework.package} is not driven by {', '.join(unknown)} (its "
                                  f"implementations: {', '.join(framework.implementations)})")
+            paths = tuple(dict.fromkeys(str(Path(p).resolve()) for p in args.scenarios))
             selection = Selection(tuple(dict.fromkeys(args.impl)), tuple(dict.fromkeys(args.provider)),
-                                  install=not args.no_install)
+                                  install=not args.no_install, scenario_paths=paths,
+                                  scenario_ids=scenario_ids(paths) if paths else frozenset())
             versions = args.versions or released_versions(framework)
             pairings = companion_pairings(framework, versions, args.envs, keep_cache=selection.install)
             for version in versions:
