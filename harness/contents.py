@@ -296,14 +296,32 @@ class _Pausable:
     placeheld: bool = False  # a placeholder stands for its result
 
 
-def placeholder_results(messages: Sequence[Message], caller_written: Collection[str] | None = None) -> set[int]:
+@dataclass
+class _Placeholders:
+    """The placeholders of one message sequence, by when the caller wrote them."""
+
+    before_decision: set[int] = field(default_factory=lambda: set())  # for an occurrence awaiting its decision
+    after_decision: set[int] = field(default_factory=lambda: set())  # after it, and no model turn answered it
+
+
+def placeholder_results(messages: Sequence[Message], caller_written: Collection[str] | None = None, *,
+                        after_decision: bool = True) -> set[int]:
     """The `id()` of each result in `messages` that is a pending-approval placeholder.
 
     Text alone does not make a placeholder: a tool may really return ``[APPROVAL_PENDING]``, and its output must
     never count as a call still awaiting approval (that would hand a tool's output approval authority). A result
-    with that text is a placeholder only where the caller writes it for an occurrence still awaiting a decision: the
-    earliest open occurrence of its call id without a placeholder has an approval request and no decision yet. Any
-    other result closes the earliest open occurrence of its call id, as a terminal result does.
+    with that text is a placeholder where the caller writes it for an occurrence of a call that has an approval
+    request (the earliest open occurrence of its call id without a placeholder) and no terminal result:
+
+    * before the decision, while the occurrence awaits it (the order a transport writes it in);
+    * after the decision, as long as no model turn follows it before the occurrence's terminal result (the spec's
+      row "Pending placeholder history": "An approval response remains replayable while its only result is
+      `[APPROVAL_PENDING]`", tested upstream with the placeholder after the response). A placeholder never reaches
+      the model, so one the model answered (an assistant message follows it first) was the tool's output, the
+      occurrence's terminal result. `after_decision=False` reads these as terminal results instead: that reading
+      is contested (`approved-once` judges the difference tentatively).
+
+    Any other result closes the earliest open occurrence of its call id, as a terminal result does.
 
     A model-bound history has lost the approval wrappers that tell a placeholder apart (and one that leaked without
     its decision would mislead), so for one pass `caller_written`, the call ids the caller wrote placeholders for
@@ -313,13 +331,25 @@ def placeholder_results(messages: Sequence[Message], caller_written: Collection[
     if caller_written is not None:
         return {id(c) for m in messages for c in m.contents
                 if isinstance(c, FunctionResult) and c.result == APPROVAL_PENDING and c.call_id in caller_written}
+    found = _classify_placeholders(messages)
+    return found.before_decision | found.after_decision if after_decision else found.before_decision
+
+
+def _classify_placeholders(messages: Sequence[Message]) -> _Placeholders:
     occurrences: list[_Pausable] = []
-    placeholders: set[int] = set()
+    found = _Placeholders()
+    unanswered: dict[int, _Pausable] = {}  # after-decision placeholders no model turn or result has followed yet
 
     def earliest(call_id: str, accept: Callable[[_Pausable], bool]) -> _Pausable | None:
         return next((o for o in occurrences if o.call_id == call_id and not o.closed and accept(o)), None)
 
     for message in messages:
+        if message.role == "assistant":
+            # The model answered these: they reached it as the calls' results, so they were the tools' output.
+            for placeholder, occurrence in unanswered.items():
+                found.after_decision.discard(placeholder)
+                occurrence.closed = True
+            unanswered.clear()
         for content in message.contents:
             if isinstance(content, FunctionCall):
                 occurrences.append(_Pausable(content.call_id))
@@ -336,17 +366,26 @@ def placeholder_results(messages: Sequence[Message], caller_written: Collection[
             elif isinstance(content, FunctionResult):
                 if content.result == APPROVAL_PENDING:
                     awaiting = earliest(content.call_id, lambda o: not o.placeheld)
-                    if awaiting is not None and awaiting.requested and not awaiting.decided:
+                    if awaiting is not None and awaiting.requested:
                         awaiting.placeheld = True
-                        placeholders.add(id(content))
+                        if awaiting.decided:
+                            found.after_decision.add(id(content))
+                            unanswered[id(content)] = awaiting
+                        else:
+                            found.before_decision.add(id(content))
                         continue
                 target = earliest(content.call_id, lambda o: True)
                 if target is not None:
                     target.closed = True
-    return placeholders
+                    # Its terminal result follows the placeholder: the placeholder stood for it.
+                    unanswered = {k: o for k, o in unanswered.items() if o is not target}
+    return found
 
 
 def placeholder_call_ids(messages: Sequence[Message]) -> set[str]:
-    """The call ids the caller wrote a pending-approval placeholder for in `messages`."""
-    found = placeholder_results(messages)
+    """The call ids the caller wrote a pending-approval placeholder for in `messages` while the call awaited its
+    decision. One written after the decision is left out: whether it is a placeholder or the call's result is the
+    contested reading (`placeholder_results`), so a loop that hands it to the model as the result is not failed
+    for it."""
+    found = placeholder_results(messages, after_decision=False)
     return {c.call_id for m in messages for c in m.contents if isinstance(c, FunctionResult) and id(c) in found}

@@ -26,6 +26,7 @@ from harness.adapters.reference.loop import (
 )
 from harness.adapters.reference.session import LoopSession
 from harness.contents import (
+    APPROVAL_PENDING,
     JSON,
     ApprovalRequest,
     ApprovalResponse,
@@ -374,6 +375,49 @@ class ContextOnlyWithSession(ReferenceAdapter):
         return _ContextOnlyWithSession(opened.setup, opened.loop, opened.offered)
 
 
+# --- a pending placeholder written after its approval ----------------------------------------------------------
+
+
+def _placeholders_after_decisions(history: Sequence[Message]) -> set[int]:
+    """The `id()` of each placeholder result in `history` that follows an approval decision on its call id."""
+    decided: set[str] = set()
+    found: set[int] = set()
+    for content in (c for m in history for c in m.contents):
+        if isinstance(content, ApprovalResponse):
+            decided.add(content.function_call.call_id)
+        elif isinstance(content, FunctionResult) and content.result == APPROVAL_PENDING and content.call_id in decided:
+            found.add(id(content))
+    return found
+
+
+class KeepsPlaceholderAfterDecision(ReferenceLoop):
+    """Carries out an approval whose placeholder follows it, but leaves the placeholder in the model's view with
+    the result after it: a correlator that settles the decision before it meets the placeholder, which then has no
+    open call left to replace."""
+
+    def normalise(self, history: Sequence[Message], *, restore_calls: bool) -> approvals.Normalised:
+        normalised = super().normalise(history, restore_calls=restore_calls)
+        late = _placeholders_after_decisions(history)
+        kept = {occurrence: at for occurrence, at in normalised.placeholders.items()
+                if id(normalised.history[at[0]].contents[at[1]]) not in late}
+        return replace(normalised, placeholders=kept)
+
+
+class TakesLatePlaceholderForOutput(ReferenceLoop):
+    """Reads a placeholder written after its approval as the tool's output, the call's terminal result: the
+    approval is settled and nothing runs (the reading the row "Pending placeholder history" leaves contested)."""
+
+    def normalise(self, history: Sequence[Message], *, restore_calls: bool) -> approvals.Normalised:
+        late = _placeholders_after_decisions(history)
+        # An empty assistant message after it tells the scan the model answered it, as it answers a tool's output.
+        answered: list[Message] = []
+        for message in history:
+            answered.append(message)
+            if any(id(c) in late for c in message.contents):
+                answered.append(Message("assistant", ()))
+        return super().normalise(answered, restore_calls=restore_calls)
+
+
 DETECTION_CONTROLS: tuple[DetectionControl, ...] = (
     DetectionControl(RejectionUnderRequestId, "correlation/request-ids-differ.yaml", "rejection-call-id"),
     DetectionControl(RejectionUnderRequestId, "correlation/request-ids-differ-session.yaml", "rejection-call-id"),
@@ -401,4 +445,15 @@ DETECTION_CONTROLS: tuple[DetectionControl, ...] = (
                      ("streaming",)),
     DetectionControl(MergesStreamedCallsById, "correlation/reused-id-one-paused-batch.yaml", "stream-agreement",
                      ("streaming",)),
+    DetectionControl(KeepsPlaceholderAfterDecision, "history/pending-placeholder-after-response.yaml", "no-orphans"),
+    DetectionControl(KeepsPlaceholderAfterDecision, "history/pending-placeholder-after-response-store.yaml",
+                     "no-orphans"),
+)
+
+# Breaks of a contested reading: they fail only tentative assertions, so the scenario reports `differs`.
+TENTATIVE_CONTROLS: tuple[DetectionControl, ...] = (
+    DetectionControl(TakesLatePlaceholderForOutput, "history/pending-placeholder-after-response.yaml",
+                     "expect.executions"),
+    DetectionControl(TakesLatePlaceholderForOutput, "history/pending-placeholder-after-response-store.yaml",
+                     "expect.executions"),
 )

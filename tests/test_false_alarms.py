@@ -20,6 +20,8 @@ from harness.contents import (
     FunctionCall,
     FunctionResult,
     Message,
+    Text,
+    placeholder_call_ids,
     placeholder_results,
 )
 
@@ -58,17 +60,31 @@ def _call(call_id: str = "c1") -> FunctionCall:
     return FunctionCall(call_id, "t", {})
 
 
-def test_only_a_result_for_an_occurrence_awaiting_its_decision_is_a_placeholder() -> None:
+def test_only_a_result_for_an_occurrence_awaiting_its_result_is_a_placeholder() -> None:
     request = ApprovalRequest("r1", _call())
     written = FunctionResult("c1", APPROVAL_PENDING)
     pending = [Message("assistant", (_call(), request)), Message("tool", (written,))]
     assert placeholder_results(pending) == {id(written)}
-    output = FunctionResult("c1", APPROVAL_PENDING)
-    decided = [Message("assistant", (_call(), request)), Message("user", (ApprovalResponse("r1", True, _call()),)),
-               Message("tool", (output,))]
-    assert placeholder_results(decided) == set()
     ungated = FunctionResult("c2", APPROVAL_PENDING)
     assert placeholder_results([Message("assistant", (_call("c2"),)), Message("tool", (ungated,))]) == set()
+
+
+def test_a_placeholder_after_the_decision_stands_until_the_model_answers_it() -> None:
+    request = ApprovalRequest("r1", _call())
+    decided = [Message("assistant", (_call(), request)), Message("user", (ApprovalResponse("r1", True, _call()),))]
+    late = FunctionResult("c1", APPROVAL_PENDING)
+    # The shape of the row's upstream test: the approval, then the placeholder, nothing after.
+    assert placeholder_results([*decided, Message("tool", (late,))]) == {id(late)}
+    # The contested reading takes it for the call's result, and the model-bound rule names no call id for it.
+    assert placeholder_results([*decided, Message("tool", (late,))], after_decision=False) == set()
+    assert placeholder_call_ids([*decided, Message("tool", (late,))]) == set()
+    # Its terminal result follows: it stood for that result.
+    real = FunctionResult("c1", "done")
+    assert placeholder_results([*decided, Message("tool", (late,)), Message("tool", (real,)),
+                                Message("assistant", (Text("ok"),))]) == {id(late)}
+    # The model answered it: it was the tool's output.
+    output = FunctionResult("c1", APPROVAL_PENDING)
+    assert placeholder_results([*decided, Message("tool", (output,)), Message("assistant", (Text("ok"),))]) == set()
 
 
 def test_a_tool_output_reading_like_the_placeholder_is_an_ordinary_result_for_the_model() -> None:

@@ -7,10 +7,17 @@ from pathlib import Path
 
 import pytest
 from negative_controls import adapter_for
-from negative_controls_detection import BUNDLED, DETECTION_CONTROLS, ContextOnlyWithSession, DetectionControl
+from negative_controls_detection import (
+    BUNDLED,
+    DETECTION_CONTROLS,
+    TENTATIVE_CONTROLS,
+    ContextOnlyWithSession,
+    DetectionControl,
+)
 
 from harness import MODES, Mode, load_scenario, run_scenario
 from harness.adapters.reference import ReferenceAdapter
+from harness.reporting.design import apply_profiles
 
 
 def _modes(path: Path) -> tuple[Mode, ...]:
@@ -36,8 +43,22 @@ async def test_the_broken_rule_fails_the_scenario(control: DetectionControl, mod
         assert control.check in failing, failing
 
 
+TENTATIVE_CASES = [pytest.param(c, mode, id=f"{c.loop.__name__}-{c.scenario_path.stem}-{mode}")
+                   for c in TENTATIVE_CONTROLS for mode in _modes(c.scenario_path) if mode in c.modes]
+
+
+@pytest.mark.parametrize(("control", "mode"), TENTATIVE_CASES)
+async def test_a_contested_reading_differs_without_gating(control: DetectionControl, mode: Mode) -> None:
+    raw = await run_scenario(load_scenario(control.scenario_path), adapter_for(control.loop), mode)
+    failing = [c for c in raw.checks if c.verdict == "fail"]
+    assert {c.profile for c in failing} == {"tentative"}, [(c.id, c.profile, c.message) for c in failing]
+    assert control.check in {c.id for c in failing}
+    assert apply_profiles(raw, design=()).verdict == "differs"
+
+
+SCENARIO_PATHS = sorted({c.scenario_path for c in (*DETECTION_CONTROLS, *TENTATIVE_CONTROLS)})
 REFERENCE_CASES = [pytest.param(path, mode, id=f"{path.stem}-{mode}")
-                   for path in sorted({c.scenario_path for c in DETECTION_CONTROLS}) for mode in _modes(path)]
+                   for path in SCENARIO_PATHS for mode in _modes(path)]
 
 
 @pytest.mark.parametrize(("path", "mode"), REFERENCE_CASES)

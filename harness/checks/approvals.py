@@ -144,17 +144,19 @@ def _find(occurrences: Sequence[_Occurrence], call_id: str, accept: Callable[[_O
     return next((o for o in ordered if o.call.call_id == call_id and accept(o)), None)
 
 
-def _read_decisions(messages: Sequence[Message]) -> list[_Read]:
+def _read_decisions(messages: Sequence[Message], *, after_decision: bool = True) -> list[_Read]:
     """Every decision in `messages`, each tied to the call occurrence it answers (closed: it has its result).
 
     A request binds to the earliest open occurrence of its call id without a request; a decision answers the
     occurrence its request id is bound to, else the earliest open undecided occurrence of its call id, else the
     latest occurrence of that id (a decision on an answered call), else the call it embeds (hand-written history).
+    `after_decision=False` reads a placeholder written after its decision as the call's result (the contested
+    reading, `placeholder_results`).
     """
     occurrences: list[_Occurrence] = []
     ranks: Counter[tuple[str, str]] = Counter()
     decisions: list[_Read] = []
-    placeholders = placeholder_results(messages)
+    placeholders = placeholder_results(messages, after_decision=after_decision)
     for message in messages:
         for content in message.contents:
             if _track(occurrences, content, placeholders):
@@ -236,6 +238,8 @@ class _Target:
     first: int | None = None  # the turn whose input first holds a decision on it
     approved: bool | None = None  # that first decision; it binds
     pending_in: list[int] = field(default_factory=lambda: [])  # turns whose input decides it without its result
+    # turns where it is pending only because a placeholder written after the decision is not read as its result
+    contested_in: set[int] = field(default_factory=lambda: set())
     executions: int = 0
     allowed: int = 1  # one more execution per pause for user input after an execution
 
@@ -344,7 +348,10 @@ class _Analysis:
 
     def _decisions(self, turn: TurnRecord) -> list[_Decided]:
         decided: dict[int, _Decided] = {}
-        for read in _read_decisions(_loop_input(self.run, turn)):
+        given = _loop_input(self.run, turn)
+        # The same decisions with a placeholder written after its decision read as the call's result instead.
+        contested = [read.occurrence.spent for read in _read_decisions(given, after_decision=False)]
+        for index, read in enumerate(_read_decisions(given)):
             if _hosted(read.response):
                 continue
             target = self._target_for(read, turn.index)
@@ -355,6 +362,8 @@ class _Analysis:
                 target.first, target.approved = turn.index, read.response.approved
             if not read.occurrence.spent:
                 target.pending_in.append(turn.index)
+                if contested[index]:
+                    target.contested_in.add(turn.index)
         return list(decided.values())
 
     # --- one turn --------------------------------------------------------------------------------------------
@@ -470,9 +479,15 @@ class _Analysis:
                 continue  # the turn ended in an error; `completes` or the scenario judges that
             # Nothing ran that the caller did not approve: the promise broken is spec 004's "executes exactly
             # once", which a loop refusing a decision by its documented design does not owe (profiles, safety).
+            # A decision whose only result is a placeholder written after it is pending by the row "Pending
+            # placeholder history" but settled by a loop that takes that text for the tool's output: the contested
+            # reading is tentative.
+            contested = target.pending_in[0] in target.contested_in
             self.fail(APPROVED_ONCE, target.pending_in[0],
                       f"call {_describe(target.call)} was approved in turn {target.pending_in[0] + 1} but never "
-                      "executed", profile="contract")
+                      "executed" + (" (its only result is a placeholder written after the decision)"
+                                    if contested else ""),
+                      profile="tentative" if contested else "contract")
 
     # --- results ---------------------------------------------------------------------------------------------
 

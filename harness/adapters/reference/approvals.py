@@ -15,7 +15,10 @@ call id in a later round, so one id can name several logical calls:
   decision for one occurrence, is history and stays inert;
 * a `function_result` closes the earliest open occurrence of its call id, which makes any decision on it inert —
   except the pending-approval placeholder (`APPROVAL_PENDING`, when the occurrence it would attach to has a request
-  and no decision yet; the same text anywhere else is a tool's output and terminal), which is not terminal: it
+  and either no decision yet or a decision and no model turn after the placeholder before the occurrence's result:
+  spec row "Pending placeholder history", "An approval response remains replayable while its only result is
+  `[APPROVAL_PENDING]`"; the same text anywhere else is a tool's output, which the model answered, and terminal),
+  which is not terminal: it
   attaches to the earliest open occurrence of its call id without one, whose decision stays pending, and marks where
   that occurrence's terminal result goes (the execution's result on approval, the rejection on rejection: a
   replacement, never a second result); a placeholder the loop does not replace now never reaches the model;
@@ -123,6 +126,8 @@ class Scan:
     batch: int = 0
     # occurrence ids that results in the scanned messages name: an id-less result never takes those occurrences
     claimed: set[str] = field(default_factory=lambda: set())
+    # id() of each result reading APPROVAL_PENDING that a model turn follows before another result of its call id
+    model_answered: set[int] = field(default_factory=lambda: set())
     answered: dict[int, int] = field(default_factory=lambda: {})  # id(result) -> index of the occurrence it closed
     occurrences: list[CallOccurrence] = field(default_factory=lambda: [])
     by_request: dict[str, CallOccurrence] = field(default_factory=lambda: {})
@@ -169,6 +174,7 @@ def normalise(messages: Sequence[Message], *, restore_calls: bool = True,
     scan = Scan(restore_calls)
     scan.claimed = {c.occurrence_id for m in messages for c in m.contents
                     if isinstance(c, FunctionResult) and c.occurrence_id is not None}
+    scan.model_answered = _answered_by_model(messages)
     previous_role: Role | None = None
     for message in messages:
         if message.role == "assistant" and previous_role != "assistant":
@@ -248,11 +254,13 @@ def _scan_content(scan: Scan, content: Content) -> list[_Kept]:
         occurrence = scan.first(content.call_id, unplaced=True)
         if occurrence is None:
             return []  # no open call to hold it: never the model's to see
-        if occurrence.request_id is not None and occurrence.decision is None:
+        if occurrence.request_id is not None and (occurrence.decision is None
+                                                  or id(content) not in scan.model_answered):
             occurrence.placeholder = True
             return [(content, None, occurrence)]
-        # Not a placeholder: the occurrence awaits no decision, so this is a tool's output that reads the same. It is
-        # the call's result, and never grants approval authority.
+        # Not a placeholder: the occurrence was never paused for approval, or the model answered this text as the
+        # call's result after the decision, so it is a tool's output that reads the same. It is the call's result,
+        # and never grants approval authority.
     if isinstance(content, FunctionResult):
         occurrence = _answered_occurrence(scan, content)
         if occurrence is not None:
@@ -268,6 +276,25 @@ def _scan_content(scan: Scan, content: Content) -> list[_Kept]:
             if asked is not None:
                 asked.input_requested = True
     return [(content, None, None)]
+
+
+def _answered_by_model(messages: Sequence[Message]) -> set[int]:
+    """The `id()` of each result reading `APPROVAL_PENDING` that an assistant message follows before any other
+    result of its call id: the model received it as the call's result, so it was never a placeholder."""
+    waiting: dict[str, list[int]] = {}  # call id -> such results no later message has settled yet
+    answered: set[int] = set()
+    for message in messages:
+        if message.role == "assistant":
+            answered.update(i for ids in waiting.values() for i in ids)
+            waiting.clear()
+        for content in message.contents:
+            if not isinstance(content, FunctionResult):
+                continue
+            if content.result == APPROVAL_PENDING:
+                waiting.setdefault(content.call_id, []).append(id(content))
+            else:
+                waiting.pop(content.call_id, None)  # the call's own result follows: the text stood for it
+    return answered
 
 
 def _answered_occurrence(scan: Scan, result: FunctionResult) -> CallOccurrence | None:
