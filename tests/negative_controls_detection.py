@@ -37,6 +37,7 @@ from harness.contents import (
     Reasoning,
     Response,
     Update,
+    UserInputRequest,
 )
 from harness.contract import ApprovalPolicy, ConversationSetup, LoopConfig
 
@@ -418,6 +419,21 @@ class TakesLatePlaceholderForOutput(ReferenceLoop):
         return super().normalise(answered, restore_calls=restore_calls)
 
 
+# --- the conversation id at a pause ----------------------------------------------------------------------------
+
+
+class KeepsCarriedConversationIdAtPause(ReferenceLoop):
+    """At a pause, returns the conversation id it carried between iterations rather than the paused response's:
+    when that response issued none, the caller gets the id of a service state without the paused call."""
+
+    async def _process_calls(self, calls: list[FunctionCall], state: _RunState) -> ReferenceLoop._Outcome:
+        outcome = await super()._process_calls(calls, state)
+        asks = any(isinstance(c, UserInputRequest) for m in outcome.messages for c in m.contents)
+        if outcome.pause or asks:
+            state.continuation.returned = state.continuation.current
+        return outcome
+
+
 DETECTION_CONTROLS: tuple[DetectionControl, ...] = (
     DetectionControl(RejectionUnderRequestId, "correlation/request-ids-differ.yaml", "rejection-call-id"),
     DetectionControl(RejectionUnderRequestId, "correlation/request-ids-differ-session.yaml", "rejection-call-id"),
@@ -448,6 +464,12 @@ DETECTION_CONTROLS: tuple[DetectionControl, ...] = (
     DetectionControl(KeepsPlaceholderAfterDecision, "history/pending-placeholder-after-response.yaml", "no-orphans"),
     DetectionControl(KeepsPlaceholderAfterDecision, "history/pending-placeholder-after-response-store.yaml",
                      "no-orphans"),
+    DetectionControl(KeepsCarriedConversationIdAtPause, "continuation/conversation-id-approval-pause.yaml",
+                     "expect.conversation-id"),
+    DetectionControl(KeepsCarriedConversationIdAtPause, "continuation/conversation-id-declaration-only-pause.yaml",
+                     "expect.conversation-id"),
+    DetectionControl(KeepsCarriedConversationIdAtPause, "continuation/conversation-id-user-input-pause.yaml",
+                     "expect.conversation-id"),
 )
 
 # Breaks of a contested reading: they fail only tentative assertions, so the scenario reports `differs`.
