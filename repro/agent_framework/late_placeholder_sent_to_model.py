@@ -6,8 +6,9 @@ What it shows
     call's "[APPROVAL_PENDING]" placeholder result. Turn 1: the model calls an approval-required tool
     (restart_service as c1); the loop pauses with an approval request. Turn 2: the user approves, and the caller's
     transport records the placeholder for c1 after the approval; the tool runs once and the model gets c1's real
-    result. Turn 3: an unrelated question, with the conversation so far. The model is sent c1's placeholder *and*
-    its real result: two results for one call, one of them the placeholder the model must never see (OpenAI Chat
+    result (releases 1.17.0 and 1.18.0 already send it the placeholder beside the result there). Turn
+    3: an unrelated question, with the conversation so far. The model is sent c1's placeholder *and* its real
+    result: two results for one call, one of them the placeholder the model must never see (OpenAI Chat
     Completions and Gemini refuse such a request with HTTP 400). Shown for a caller that keeps the conversation
     and sends it back whole, and for an append-only history provider that keeps it (approval controls included)
     and loads it back. Control: the same three turns without the placeholder send the model c1's real result
@@ -20,12 +21,13 @@ Spec rows violated (spec 004)
     contains one function call/result pair per completed logical occurrence".
 
 Affected releases
-    agent-framework-core 1.23.0 (other releases not checked). The placeholder before the approval is
-    settled_placeholder_sent_to_model.py.
+    agent-framework-core 1.17.0 ... 1.23.0 (not fixed; 1.13.0 ... 1.16.x not run). On 1.10.0 ... 1.12.1 the
+    control fails too (approval_resume_mutates_input.py): the script exits 2 there. The placeholder before the
+    approval is settled_placeholder_sent_to_model.py.
 
 Run
     <venv>/bin/python repro/agent_framework/late_placeholder_sent_to_model.py
-    Exit status 1: the defect is present. Exit status 0: turn 3's model call got c1's real result only.
+    Exit status 1: the defect is present. Exit status 0: the model calls of turns 2 and 3 got c1's real result only.
 """
 
 from __future__ import annotations
@@ -104,11 +106,12 @@ def placeholder_message() -> Message:
 
 
 def report(label: str, client: ScriptedClient) -> bool:
-    sent = [c for m in client.received[-1] for c in m.contents]
-    results = [str(c.result) for c in sent if c.type == "function_result" and c.call_id == "c1"]
-    # Wrappers the caller replays itself are stale_approval_wrappers_to_model.py's defect, not judged here.
-    ok = results == ["restarted"]
-    print(f"  {label}: tool ran {len(executions)} time(s); turn 3's model call got c1 results {results}"
+    # The model calls of turns 2 and 3 (turn 1's is the first); wrappers the caller replays itself are
+    # stale_approval_wrappers_to_model.py's defect, not judged here.
+    seen = [[str(c.result) for m in call for c in m.contents if c.type == "function_result" and c.call_id == "c1"]
+            for call in client.received[1:]]
+    ok = len(seen) == 2 and all(results == ["restarted"] for results in seen)
+    print(f"  {label}: tool ran {len(executions)} time(s); the model calls of turns 2 and 3 got c1 results {seen}"
           + ("" if ok else "   <- wrong"))
     return ok
 
@@ -147,7 +150,7 @@ async def history_provider_keeps_it(*, placeholder: bool) -> bool:
 async def main() -> int:
     logging.getLogger("agent_framework").setLevel(logging.ERROR)
     print(f"agent-framework-core {importlib.metadata.version('agent-framework-core')}")
-    print("  expected: the tool runs once, and turn 3's model call gets c1's real result only")
+    print("  expected: the tool runs once, and the model calls of turns 2 and 3 get c1's real result only")
     controls = [await caller_keeps_history(placeholder=False), await history_provider_keeps_it(placeholder=False)]
     if not all(controls):
         print("INCONCLUSIVE: the control without a placeholder fails too")
