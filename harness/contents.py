@@ -57,6 +57,11 @@ class FunctionCall:
     # The service's id of the call's output item (a Responses `fc_` id), distinct from `call_id`: loops that mint
     # approval request ids from it issue requests whose ids differ from the call ids. Not part of equality either.
     item_id: str | None = field(default=None, compare=False)
+    # Streamed fragments only: the model client delivered these arguments as a mapping, not as JSON text (clients
+    # that parse each call before yielding it, as Agent Framework's Gemini client does). Adapters whose framework's
+    # update type carries a mapping hand it over as one; the others render it as text. Not part of equality: the
+    # call is the same call whichever form its arguments travelled in.
+    arguments_as_mapping: bool = field(default=False, compare=False)
 
 
 # The pending-approval placeholder: a caller's transport may store a function_result with exactly this text for a
@@ -219,9 +224,13 @@ def _join(previous: Content, content: Content) -> Content | None:
 
 def _joined_arguments(before: Mapping[str, JSON] | str, after: Mapping[str, JSON] | str,
                       ) -> Mapping[str, JSON] | str | None:
-    """Two fragments' arguments joined, or None when they cannot continue each other. A fragment whose text was
-    complete JSON may reach us already parsed: after a blank start it is the whole arguments, and a blank fragment
-    after it continues it all the same."""
+    """Two fragments' arguments joined, or None when they cannot continue each other.
+
+    Text fragments concatenate. A mapping (a client that parsed the call before yielding it, or a fragment whose text
+    was complete JSON and reached us already parsed) is the whole arguments: it may follow a blank start, and a blank
+    fragment after it continues it all the same, but it joins no other text or mapping. So a call streamed with its
+    arguments as a mapping folds to the call a non-streaming response holds (spec 004, "Streaming yields the same
+    logical result content and ordering as non-streaming output")."""
     first, second = _argument_text(before), _argument_text(after)
     if first is not None and second is not None:
         return first + second

@@ -130,6 +130,17 @@ def _result_error_flag(scenario: ScriptedScenario, wire: str) -> str | None:
     return None
 
 
+def streamed_mapping(scenario: ScriptedScenario, wire: str) -> str | None:
+    """A streamed call fragment whose arguments the client delivers as a mapping: OpenAI's formats stream a call's
+    arguments as JSON text deltas only, so a client reading them never holds a mapping."""
+    for number, turn in enumerate(scenario.turns, start=1):
+        for index, step in enumerate(turn.steps, start=1):
+            if any(isinstance(c, FunctionCall) and c.arguments_as_mapping for u in step.updates for c in u.contents):
+                return (f"turn {number}, model response {index} streams call arguments as a mapping: {wire} "
+                        "streams them as JSON text only, so no client of it receives a mapping")
+    return None
+
+
 def results_in_response(scenario: ScriptedScenario, hosted_ok: bool, wire: str) -> str | None:
     """A model response holding a function result: only a hosted call's own output (`hosted_ok`) comes back from
     a model; a client's tool results are request-only."""

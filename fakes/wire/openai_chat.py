@@ -42,6 +42,7 @@ from fakes.wire.expressible import (
     results_in_response,
     shared_reason,
     step_contents,
+    streamed_mapping,
     written,
 )
 from fakes.wire.service import ParsedRequest, ServiceState
@@ -146,6 +147,8 @@ class OpenAIChat(ServedPaths):
 
     def unexpressible(self, scenario: ScriptedScenario) -> str | None:
         if (reason := shared_reason(scenario, "a Chat Completions choice")) is not None:
+            return reason
+        if (reason := streamed_mapping(scenario, "Chat Completions")) is not None:
             return reason
         for number, turn in enumerate(scenario.turns, start=1):
             for index, step in enumerate(turn.steps, start=1):

@@ -40,7 +40,13 @@ from fakes.wire.common import (
     tool_names,
     usage_of,
 )
-from fakes.wire.expressible import ScriptedScenario, results_in_response, shared_reason, step_contents
+from fakes.wire.expressible import (
+    ScriptedScenario,
+    results_in_response,
+    shared_reason,
+    step_contents,
+    streamed_mapping,
+)
 from fakes.wire.openai_responses_events import stream_events
 from fakes.wire.service import IssuedReasoning, ParsedRequest, ServiceState
 from harness.contents import (
@@ -157,6 +163,8 @@ class OpenAIResponses(ServedPaths):
 
     def unexpressible(self, scenario: ScriptedScenario) -> str | None:
         if (reason := shared_reason(scenario, "a Responses output")) is not None:
+            return reason
+        if (reason := streamed_mapping(scenario, "the Responses API")) is not None:
             return reason
         if (reason := results_in_response(scenario, True, "the Responses API")) is not None:
             return reason

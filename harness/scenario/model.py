@@ -226,14 +226,60 @@ def build_step(spec: ModelStepSpec, turn: int, number: int, calls: dict[str, Fun
 
 
 def stream_fragment(spec: ContentSpec, calls: dict[str, FunctionCall]) -> Content:
-    """One content of a scripted update: a call fragment keeps only the fields it names (the others empty)."""
+    """One content of a scripted update: a call fragment keeps only the fields it names (the others empty), and
+    its arguments as written: text is a fragment of their JSON, a mapping arrives as a mapping."""
     call = spec.function_call
     if call is None:
         return build_content(spec, calls)
-    arguments: Any = call.arguments if isinstance(call.arguments, str) else (
-        json.dumps(call.arguments) if call.arguments else "")
+    as_mapping = mapping_fragment(call)
+    arguments: Any = dict(call.arguments) if as_mapping else (call.arguments if isinstance(call.arguments, str) else "")
     return FunctionCall("" if call.call_id is None else str(call.call_id), "" if call.name is None else str(call.name),
-                        arguments, call.informational_only, call.server_label, item_id=call.item_id)
+                        arguments, call.informational_only, call.server_label, item_id=call.item_id,
+                        arguments_as_mapping=as_mapping)
+
+
+def mapping_fragment(call: FunctionCallSpec) -> bool:
+    """Whether a streamed call fragment gives its arguments as a mapping (not given: no arguments, as text)."""
+    return "arguments" in call.model_fields_set and isinstance(call.arguments, dict)
+
+
+@dataclass
+class _StreamedCall:
+    """The call a step's stream is building, as `mapping_fragment_problems` follows it."""
+
+    call_id: str
+    named: bool
+    arguments: str  # "" (none yet), "text" or "mapping": the form its arguments arrived in
+
+
+def mapping_fragment_problems(spec: ModelStepSpec) -> list[tuple[int, int, str]]:
+    """Where a step's `stream` gives one call's arguments both as a mapping and otherwise (text, or a second
+    mapping), as (update, content, why): a mapping is a call's whole arguments, so it joins nothing the fold could
+    make sense of. Continuation follows `merge_contents`: the same id or none, and no second name."""
+    problems: list[tuple[int, int, str]] = []
+    current: _StreamedCall | None = None
+    for u, update in enumerate(spec.stream or []):
+        for k, content in enumerate(update):
+            call = content.function_call
+            if call is None:
+                current = None  # another content between two fragments: they no longer join
+                continue
+            call_id = "" if call.call_id is None else str(call.call_id)
+            form = "mapping" if mapping_fragment(call) else ("text" if isinstance(call.arguments, str)
+                                                             and call.arguments else "")
+            continues = (current is not None and (call_id in ("", current.call_id) or not current.call_id)
+                         and not (call.name and current.named))
+            if current is None or not continues:
+                current = _StreamedCall(call_id, bool(call.name), form)
+                continue
+            if "mapping" in (form, current.arguments) and form and current.arguments:
+                what = "as a mapping" if current.arguments == "mapping" else "as text"
+                problems.append((u, k, f"this fragment continues call '{current.call_id or call_id}', whose "
+                                       f"arguments already arrived {what}: a mapping is a call's whole arguments "
+                                       "and joins no other arguments of its call"))
+            current = _StreamedCall(current.call_id or call_id, current.named or bool(call.name),
+                                    current.arguments or form)
+    return problems
 
 
 def stream_problem(spec: ModelStepSpec) -> str | None:

@@ -13,7 +13,7 @@ from pydantic_core import ErrorDetails
 from harness.errors import ScenarioProblem
 from harness.scenario.json_schema_check import json_schema_problems
 from harness.scenario.matchers import MATCHERS, InvalidPatternError, compile_pattern, is_matcher
-from harness.scenario.model import stream_problem
+from harness.scenario.model import mapping_fragment, mapping_fragment_problems, stream_problem
 from harness.scenario.schema import (
     CONTENT_KEYS,
     STANDING_DECISIONS,
@@ -94,6 +94,7 @@ _FEATURE_CAPABILITIES = {
     "transport_message": ("ag-ui", "a 'transport_message' input (a message in the AG-UI wire form)"),
     "function_calls_counted": ("budget-counts", "an 'expect.function_calls_counted'"),
     "options": ("caller-options", "a turn with caller 'options'"),
+    "mapping_arguments": ("streamed-mapping-arguments", "a streamed call fragment whose 'arguments' are a mapping"),
 }
 
 
@@ -151,6 +152,11 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
         for n, step in enumerate(turn.model):
             if step.conversation_id is not None:
                 yield from missing("conversation_id", ("turns", t, "model", n, "conversation_id"))
+            for u, update in enumerate(step.stream or []):
+                for k, content in enumerate(update):
+                    if content.function_call is not None and mapping_fragment(content.function_call):
+                        yield from missing("mapping_arguments",
+                                           ("turns", t, "model", n, "stream", u, k, "function_call", "arguments"))
         if turn.options is not None:
             yield from missing("options", ("turns", t, "options"))
         if turn.expect.function_calls_counted is not None:
@@ -160,7 +166,14 @@ def _capability_problems(source: YamlSource, spec: ScenarioSpec) -> Iterator[Sce
 def _script_references(source: YamlSource, t: int, steps: Sequence[ModelStepSpec],
                        references: set[str]) -> Iterator[ScenarioProblem]:
     for n, step in enumerate(steps):
-        problem = stream_problem(step)
+        mixed = mapping_fragment_problems(step)
+        for u, k, why in mixed:
+            at: DataPath = ("turns", t, "model", n, "stream", u, k, "function_call", "arguments")
+            named = ("turns", t, "model", n, "stream", u, "contents", k, "function_call", "arguments")
+            yield problem_at(source, at, "invalid-value", f"{describe(named)}: {why}",
+                             "give the whole arguments in one mapping fragment, or all of them as JSON text")
+        # A mixed call cannot add up: the fold starts another call there, which the error above already explains.
+        problem = None if mixed else stream_problem(step)
         if problem is not None:
             where: DataPath = ("turns", t, "model", n, "stream")
             yield problem_at(source, where, "invalid-value", f"{describe(where)}: {problem}")

@@ -305,9 +305,11 @@ class ModelStepSpec(Strict):
     stream: list[list[ContentSpec]] | None = Field(
         default=None, min_length=1,
         description="Streaming only: the updates this response arrives in, each a list of contents, which must add up "
-                    "to 'contents'. A function_call fragment holds any of call_id, name and an 'arguments' text "
-                    "fragment; a fragment continues the call before it when it repeats its id or has none, and "
-                    "does not bring a second name.")
+                    "to 'contents'. A function_call fragment holds any of call_id, name and 'arguments': a text "
+                    "fragment of their JSON, or a mapping when the client delivers the call's whole arguments as one "
+                    "(capability streamed-mapping-arguments; it joins no other arguments of its call). A fragment "
+                    "continues the call before it when it repeats its id or has none, and does not bring a second "
+                    "name.")
     ignores_tool_choice: bool = Field(
         default=False, description="Deliberately ignores the tool choice: returns calls even when tool_choice is "
                                    "'none', or none when it is 'required'.")

@@ -134,6 +134,19 @@ def test_updates_keep_message_id_role_and_finish_reason() -> None:
     assert update_from_framework(framework) == update
 
 
+def test_a_fragment_whose_client_delivered_a_mapping_reaches_the_framework_as_one() -> None:
+    opened = update_to_framework(Update("assistant", (FunctionCall("c1", "get_weather", ""),), "m-1"), "resp-1")
+    mapping = update_to_framework(Update("assistant", (FunctionCall("c1", "", {"city": "Paris"},
+                                                                    arguments_as_mapping=True),), "m-1"), "resp-1")
+    assert mapping.contents[0].arguments == {"city": "Paris"}
+    # The framework's own fold joins the empty start to the mapping: one call, its arguments that mapping.
+    folded = opened.contents[0] + mapping.contents[0]
+    assert (folded.call_id, folded.name, folded.arguments) == ("c1", "get_weather", {"city": "Paris"})
+    # Without the mark, a whole call's mapping is the JSON text a provider sends.
+    whole = update_to_framework(Update("assistant", (CALL,), "m-1"), "resp-1")
+    assert whole.contents[0].arguments == '{"city": "Paris"}'
+
+
 def test_tool_input_request_becomes_user_input_request_with_its_payload() -> None:
     consent = FwContent.from_oauth_consent_request('{"slot": "morning"}')
     consent.call_id = "c1"

@@ -321,6 +321,9 @@ class AgentFrameworkAdapter:
             "reasoning", "sessions", "user-input", "session-serialization", "approval-policy", "signature-tools",
             "context-providers", "history-providers",
             "service-continuation", "caller-options",
+            # The scripted chat client streams a mapping as the framework's call content carries one (a str or a
+            # Mapping), as its Gemini client does.
+            "streamed-mapping-arguments",
         }
         if FEATURES.context_add_tools:
             capabilities.add("runtime-tool-changes")

@@ -60,7 +60,11 @@ def standing_of(content: Any) -> Standing | None:
 
 
 def call_to_framework(call: FunctionCall) -> FwContent:
-    arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(dict(call.arguments))
+    # A streamed fragment whose client delivered a mapping stays one: the framework's call content takes a str or a
+    # Mapping, and its update fold joins an empty start to either (`Content._add_function_call_content`).
+    arguments: str | dict[str, JSON] = (
+        dict(call.arguments) if call.arguments_as_mapping and isinstance(call.arguments, Mapping) else
+        call.arguments if isinstance(call.arguments, str) else json.dumps(dict(call.arguments)))
     extra: dict[str, Any] = {}
     if call.informational_only and FEATURES.informational_only:
         extra["informational_only"] = True

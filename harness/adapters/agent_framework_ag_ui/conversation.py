@@ -240,7 +240,7 @@ class AgUiAdapter:
         if name is not None:
             self.name = name
         capabilities: set[Capability] = {"ag-ui", "approval", "sessions", "signature-tools", "context-providers",
-                                         "context-tools",
+                                         "context-tools", "streamed-mapping-arguments",
                                          "middleware-termination", "user-input", *SETTINGS}
         self.capabilities: frozenset[Capability] = frozenset(capabilities)
         # The framework's own loop behind its endpoint: it is spec 004's subject, so it claims the spec's mechanisms.

@@ -46,7 +46,9 @@ AGENT = "loop_conformance_agent"
 USER = "caller"
 
 CAPABILITIES: frozenset[Capability] = frozenset(
-    {"approval", "declaration-only", "sessions", "reasoning", "signature-tools"})
+    # streamed-mapping-arguments: a Gemini call's arguments are a mapping (`types.FunctionCall.args`), and the
+    # scripted model hands ADK each streamed call whole, as Gemini streams one.
+    {"approval", "declaration-only", "sessions", "reasoning", "signature-tools", "streamed-mapping-arguments"})
 
 
 def raised_error(error: BaseException) -> RaisedError:

@@ -37,7 +37,8 @@ REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset[Capability](
     {"approval", "declaration-only", "user-input", "middleware-termination", "runtime-tool-changes",
      "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "occurrence-identity",
      "service-continuation", "session-serialization", "persisted-budgets", "approval-policy", "signature-tools",
-     "context-providers", "history-providers", "compaction", "budget-counts", "caller-options"}
+     "context-providers", "history-providers", "compaction", "budget-counts", "caller-options",
+     "streamed-mapping-arguments"}
 ) | SETTINGS
 
 REFERENCE_LOOP_MODULES: tuple[str, ...] = tuple(
