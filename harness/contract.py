@@ -67,9 +67,7 @@ Capability = Literal[
     "hosting-server",  # the loop can run behind its framework's Responses-API hosting server (`ConversationSetup.host`)
     "budget-counts",  # reports the function-call budget each run has spent (`CallerView.function_calls_counted`)
     "caller-options",  # a turn's own caller options for its run, such as `tool_choice` (`TurnInput.tool_choice`)
-    # a streamed call fragment's arguments given to the loop as a mapping, not JSON text, where the framework's
-    # update type carries one (`FunctionCall.arguments_as_mapping`)
-    "streamed-mapping-arguments",
+    "streamed-mapping-arguments",  # streamed call arguments handed over as a mapping, not JSON text (as clients do)
     # Loop settings (`LoopConfig`): a scenario that sets one needs the loop to have it, and is n/a where it has not.
     "iteration-budget",  # max_iterations: a bound on the model calls of one run
     "function-call-budget",  # max_function_calls: a bound on the tool executions of one run

@@ -199,6 +199,45 @@ class MergesStreamedCallsById(ReferenceLoop):
         super().__init__(_MergesStreamedCallsById(model), config, catalog, policy)
 
 
+# --- streamed call arguments that arrive as a mapping -------------------------------------------------------------
+
+
+class _ReadsArgumentsAsText(_MergesStreamedCallsById):
+    """The model client, with every streamed call fragment whose client delivered a mapping read as text: by
+    `str()` (Python's repr, not JSON), or, with `drop`, as no text at all."""
+
+    drop = False
+
+    async def stream(self, messages: Sequence[Message], *, tool_choice: str | None, tools: Sequence[str],
+                     kwargs: Mapping[str, JSON] | None, conversation_id: str | None = None) -> AsyncIterator[Update]:
+        async for update in self.inner.stream(messages, tool_choice=tool_choice, tools=tools, kwargs=kwargs,
+                                              conversation_id=conversation_id):
+            contents = tuple(
+                replace(c, arguments="" if self.drop else str(c.arguments), arguments_as_mapping=False)
+                if isinstance(c, FunctionCall) and c.arguments_as_mapping else c for c in update.contents)
+            yield replace(update, contents=contents)
+
+
+class _DropsMappingArguments(_ReadsArgumentsAsText):
+    drop = True
+
+
+class StringifiesMappingArguments(ReferenceLoop):
+    """Streaming, joins argument fragments as text, so a mapping becomes its `str()`: not JSON, no arguments."""
+
+    def __init__(self, model: ModelClient, config: LoopConfig, catalog: Mapping[str, LoopTool] | None = None,
+                 policy: ApprovalPolicy | None = None) -> None:
+        super().__init__(_ReadsArgumentsAsText(model), config, catalog, policy)
+
+
+class DropsMappingArguments(ReferenceLoop):
+    """Streaming, keeps only argument text: a fragment whose arguments are a mapping adds nothing to its call."""
+
+    def __init__(self, model: ModelClient, config: LoopConfig, catalog: Mapping[str, LoopTool] | None = None,
+                 policy: ApprovalPolicy | None = None) -> None:
+        super().__init__(_DropsMappingArguments(model), config, catalog, policy)
+
+
 # --- an unknown call beside an approval-required one ------------------------------------------------------------
 
 
@@ -470,6 +509,18 @@ DETECTION_CONTROLS: tuple[DetectionControl, ...] = (
                      "expect.conversation-id"),
     DetectionControl(KeepsCarriedConversationIdAtPause, "continuation/conversation-id-user-input-pause.yaml",
                      "expect.conversation-id"),
+    DetectionControl(StringifiesMappingArguments, "normal/streaming-call-mapping-arguments.yaml", "expect.executions",
+                     ("streaming",)),
+    DetectionControl(DropsMappingArguments, "normal/streaming-call-mapping-arguments.yaml", "expect.executions",
+                     ("streaming",)),
+    DetectionControl(StringifiesMappingArguments, "normal/declaration-only-mapping-arguments.yaml", "expect.response",
+                     ("streaming",)),
+    DetectionControl(DropsMappingArguments, "normal/declaration-only-mapping-arguments.yaml", "expect.response",
+                     ("streaming",)),
+    DetectionControl(StringifiesMappingArguments, "approval/streamed-mapping-arguments.yaml", "expect.response",
+                     ("streaming",)),
+    DetectionControl(DropsMappingArguments, "approval/streamed-mapping-arguments.yaml", "expect.response",
+                     ("streaming",)),
 )
 
 # Breaks of a contested reading: they fail only tentative assertions, so the scenario reports `differs`.

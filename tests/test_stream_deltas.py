@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,17 @@ def test_an_id_less_fragment_continues_the_call_before_it_and_a_named_one_starts
     # A blank fragment that arrives already parsed into {} still joins.
     assert merge_contents([FunctionCall("c1", "f", {}), FunctionCall("c1", "", '{"a": 1}')]) == (
         FunctionCall("c1", "f", {"a": 1}),)
+
+
+def test_a_mapping_fragment_is_its_calls_whole_arguments() -> None:
+    mapping = FunctionCall("c1", "", {"a": 1}, arguments_as_mapping=True)
+    # After an opening fragment without arguments, and before a blank one, it is the call's arguments.
+    assert merge_contents([FunctionCall("c1", "f", ""), mapping, FunctionCall("", "", "")]) == (
+        FunctionCall("c1", "f", {"a": 1}),)
+    # It joins no text and no second mapping: what follows is another (nameless) call, as the loader reports.
+    assert len(merge_contents([FunctionCall("c1", "f", '{"a"'), mapping])) == 2
+    assert len(merge_contents([FunctionCall("c1", "f", ""), mapping, replace(mapping, arguments={"b": 2})])) == 2
+    assert len(merge_contents([FunctionCall("c1", "f", ""), mapping, FunctionCall("", "", "}")])) == 2
 
 
 def test_a_stream_that_does_not_add_up_to_its_contents_is_a_located_error(tmp_path: Path) -> None:
