@@ -85,6 +85,21 @@ def test_stream_splits_do_split() -> None:
     split()
 
 
+def test_a_whole_informational_call_splits_with_its_arguments_as_json_text() -> None:
+    # A mapping in a fragment would say the client delivered one (capability streamed-mapping-arguments).
+    spec = next(s for s in _SPLITTABLE if s.id == "normal.informational-only.not-executed")
+
+    @settings(max_examples=10, deadline=None, database=None)
+    @given(split_streams(spec))
+    def split(variant: ScenarioSpec) -> None:
+        calls = [c.function_call for turn in variant.turns for step in turn.model for update in step.stream or []
+                 for c in update if c.function_call is not None and c.function_call.informational_only]
+        assert calls
+        assert all(isinstance(call.arguments, str) for call in calls)
+
+    split()
+
+
 def test_stream_order_reads_an_id_less_fragment_as_the_call_before_it() -> None:
     updates = [Update("assistant", (FunctionCall("c1", "f", '{"a"'),), "m"),
                Update("assistant", (FunctionCall("", "", ': 1}'),), "m"),
