@@ -381,7 +381,15 @@ UNEXPRESSIBLE: list[tuple[str, Dialect, str]] = [
     ("normal/reasoning-bound-call.yaml", "openai-chat", "carries no reasoning"),
     ("continuation/conversation-id-stop.yaml", "openai-chat", "stores no conversations"),
     ("limits/post-limit-hosted-pair.yaml", "openai-chat", "runs no hosted tools"),
+    ("normal/streaming-call-mapping-arguments.yaml", "openai-chat", "streams call arguments as a mapping"),
+    ("normal/streaming-call-mapping-arguments.yaml", "openai-responses", "streams call arguments as a mapping"),
 ]
+
+
+def test_gemini_carries_streamed_mapping_arguments() -> None:
+    # Gemini streams each call whole, its arguments an object: what a client receives as a mapping.
+    scenario = load_scenario(SCENARIOS / "normal/streaming-call-mapping-arguments.yaml")
+    assert wire_dialect("gemini").unexpressible(scenario) is None
 
 
 @pytest.mark.parametrize(("path", "dialect", "reason"), UNEXPRESSIBLE)
