@@ -317,6 +317,9 @@ class ReferenceLoop:
                 if visible or (not kept.contents and kept.message_id in shown) or kept.conversation_id is not None:
                     yield Update(kept.role, visible, kept.message_id, kept.finish_reason, kept.conversation_id), None
         continuation.current = continuation.returned or continuation.current
+        # The fold joins each call's fragments as `merge_contents` does: argument text concatenates, and arguments a
+        # client delivered as a mapping are the call's whole arguments, so the calls that run are those a
+        # non-streaming response holds ("Streaming yields the same logical result content ... as non-streaming").
         for message in (m for m in fold_updates(updates).messages if m.contents):
             state.history.append(message)
             visible = tuple(c for c in message.contents if not _answered_here(c, state))
