@@ -128,6 +128,9 @@ class Gemini(ServedPaths):
     def as_scripted(self, content: Content, state: ServiceState) -> Content:
         return content  # the scripted signatures are what the service sends: nothing of its own to take out
 
+    def may_restate(self, content: Content) -> bool:
+        return False
+
 
 def unexpressible(steps: Sequence[ModelStep]) -> str | None:
     """Why a script cannot be served in Gemini's format, if it cannot."""

@@ -175,6 +175,9 @@ class OpenAIChat(ServedPaths):
     def as_scripted(self, content: Content, state: ServiceState) -> Content:
         return content  # the service adds nothing of its own to what it sends
 
+    def may_restate(self, content: Content) -> bool:
+        return False
+
 
 def _unexpressible_content(content: Content) -> str | None:
     if isinstance(content, Reasoning):

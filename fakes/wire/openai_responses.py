@@ -185,6 +185,11 @@ class OpenAIResponses(ServedPaths):
         issued = state.reasoning_items.get(content.item_id)
         return content if issued is None else _restated(content, issued, issued.scripted.kind)
 
+    def may_restate(self, content: Content) -> bool:
+        """Hosted calls and reasoning items with an id: the only contents `as_scripted` changes."""
+        return (isinstance(content, FunctionCall) and content.server_label is not None
+                or isinstance(content, Reasoning) and content.item_id is not None)
+
 
 # --- parsing -------------------------------------------------------------------------------------------------------
 

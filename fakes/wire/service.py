@@ -89,6 +89,11 @@ class WireDialect(Protocol):
         folds together restated as the script wrote it. Whatever the client or the loop changed stays changed."""
         ...
 
+    def may_restate(self, content: Content) -> bool:
+        """Whether `as_scripted` may return anything but `content` itself, whatever the service state: when it
+        may not, a loop's process (`harness.run.child`) need not ask the judge's, which holds the state."""
+        ...
+
 
 @dataclass(frozen=True)
 class IssuedReasoning:

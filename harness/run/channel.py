@@ -20,6 +20,7 @@ from harness.run import codec
 HEADER = struct.Struct("!I")
 MAX_FRAME_BYTES = 256 * 1024 * 1024
 TAIL_BYTES = 64 * 1024
+RECEIVE_BYTES = 64 * 1024
 TAIL_LINES = 20
 TAIL_LINE_CHARACTERS = 300
 
@@ -145,7 +146,9 @@ class Channel:
 
     def _read_socket(self) -> None:
         try:
-            data = self._socket.recv(1 << 20)
+            # At most 64 KiB at a time: a larger request makes the allocator map and unmap that much on every read,
+            # which cost more than the read itself for the small messages most runs send.
+            data = self._socket.recv(RECEIVE_BYTES)
         except BlockingIOError:
             return
         except OSError as error:

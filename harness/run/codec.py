@@ -37,6 +37,9 @@ CLASSES: dict[str, type] = {cls.__name__: cls for cls in (
     Text, Reasoning, FunctionCall, FunctionResult, ApprovalRequest, ApprovalResponse, UserInputRequest, Usage,
     Message, Response, Update, CallerView, RaisedError, TransportExchange, TransportEvent)}
 TAG = "$"
+# `encode`'s fast path: the exact types it passes through, and each value-model class's field names.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in CLASSES.values()}
 MAX_DEPTH = 200  # deeper JSON than any transcript needs; refused before it can exhaust the stack
 
 Decoder = Callable[[object, str], Any]
@@ -48,6 +51,25 @@ class CodecError(Exception):
 
 def encode(value: object) -> object:
     """`value` as JSON-ready data: value-model dataclasses tagged with their class name, tuples as lists."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is list or kind is tuple:
+        return [encode(item) for item in cast(list[object], value)]
+    if kind is dict:
+        return {key if type(key) is str else str(key): encode(item)
+                for key, item in cast(dict[object, object], value).items()}
+    names = _FIELD_NAMES.get(kind)
+    if names is not None:
+        encoded: dict[str, object] = {TAG: kind.__name__}
+        for name in names:
+            encoded[name] = encode(getattr(value, name))
+        return encoded
+    return _encode_other(value)
+
+
+def _encode_other(value: object) -> object:
+    """What the fast path of `encode` leaves: subclasses of the JSON types, other mappings, anything else."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
     if isinstance(value, tuple | list):
@@ -78,25 +100,38 @@ def loads(data: bytes) -> object:
 
 def decode(value: object, hint: object, path: str = "$") -> Any:
     """`value` rebuilt as `hint` (a value-model class or a type hint); raises `CodecError` naming the path."""
-    return _decoder(hint)(value, path)
+    try:
+        return _decoder(hint, False)(value, path)
+    except CodecError:
+        # The quick decoders do not spell out where they are; the located ones, run again, say where the value is.
+        return _decoder(hint, True)(value, path)
 
 
 def _check_depth(value: object) -> None:
-    stack: list[tuple[object, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise CodecError(f"nested deeper than {MAX_DEPTH} levels")
-        if isinstance(item, list):
-            stack.extend((child, depth + 1) for child in cast(list[object], item))
-        elif isinstance(item, dict):
-            stack.extend((child, depth + 1) for child in cast(dict[str, object], item).values())
+    """Level by level, containers only (JSON's own `dict` and `list`): what lies at depth `MAX_DEPTH` must be empty
+    or a scalar."""
+    level: list[object] = [value] if type(value) in _CONTAINERS else []
+    for depth in range(MAX_DEPTH + 1):
+        if not level:
+            return
+        inner: list[object] = []
+        for item in level:
+            children = cast(dict[str, object], item).values() if type(item) is dict else cast(list[object], item)
+            if depth == MAX_DEPTH and children:
+                raise CodecError(f"nested deeper than {MAX_DEPTH} levels")
+            inner += [child for child in children if type(child) in _CONTAINERS]
+        level = inner
+
+
+_CONTAINERS = frozenset({dict, list})
 
 
 @cache
-def _decoder(hint: object) -> Decoder:
+def _decoder(hint: object, located: bool) -> Decoder:
+    """The decoder of `hint`. A located one names the path to a refused value; the other (every value that is
+    read well) spends nothing on paths, and says only that the value is refused."""
     if isinstance(hint, type) and hint.__name__ in CLASSES and is_dataclass(hint):
-        return _dataclass_decoder(hint)
+        return _dataclass_decoder(hint, located)
     if isinstance(hint, ForwardRef | str):  # the value model's only forward reference is its JSON alias
         return _json_value
     if hint is type(None) or hint is None:
@@ -111,13 +146,13 @@ def _decoder(hint: object) -> Decoder:
     if origin is Literal:
         return _literal(args)
     if origin in (Union, types.UnionType):
-        return _json_value if _is_json_alias(args) else _union(args)
+        return _json_value if _is_json_alias(args) else _union(args, located)
     if origin is tuple:
-        return _tuple(_decoder(args[0]))
+        return _tuple(_decoder(args[0], located), located)
     if origin in (Mapping, dict, typing.Mapping):
-        return _mapping(_decoder(args[1]))
+        return _mapping(_decoder(args[1], located), located)
     if origin is list:
-        return _list(_decoder(args[0]))
+        return _list(_decoder(args[0], located), located)
     raise TypeError(f"no decoder for {hint!r}")  # a harness bug: the value model grew a kind of field
 
 
@@ -125,23 +160,23 @@ def _is_json_alias(args: tuple[object, ...]) -> bool:
     return any(isinstance(a, ForwardRef) for arg in args for a in get_args(arg))
 
 
-def _dataclass_decoder(cls: type) -> Decoder:
+def _dataclass_decoder(cls: type, located: bool) -> Decoder:
     hints = typing.get_type_hints(cls)
-    declared = {f.name: (_decoder(hints[f.name]), f.default is MISSING and f.default_factory is MISSING)
-                for f in fields(cls)}
+    declared = tuple((f.name, _decoder(hints[f.name], located), f.default is MISSING and f.default_factory is MISSING)
+                     for f in fields(cls))
+    allowed = frozenset({TAG, *(name for name, _, _ in declared)})
     name = cls.__name__
 
     def decode_instance(value: object, path: str) -> Any:
         given = _object(value)
         if given is None or given.get(TAG) != name:
             raise CodecError(f"{path}: expected a {name}, got {_kind(value)}")
-        unknown = sorted(set(given) - set(declared) - {TAG})
-        if unknown:
-            raise CodecError(f"{path}: a {name} has no field '{unknown[0]}'")
+        if not allowed.issuperset(given):
+            raise CodecError(f"{path}: a {name} has no field '{sorted(set(given) - allowed)[0]}'")
         arguments: dict[str, object] = {}
-        for field_name, (field_decoder, required) in declared.items():
+        for field_name, field_decoder, required in declared:
             if field_name in given:
-                arguments[field_name] = field_decoder(given[field_name], f"{path}.{field_name}")
+                arguments[field_name] = field_decoder(given[field_name], f"{path}.{field_name}" if located else path)
             elif required:
                 raise CodecError(f"{path}: a {name} lacks its '{field_name}'")
         try:
@@ -196,13 +231,17 @@ def _literal(allowed: tuple[object, ...]) -> Decoder:
     return check
 
 
-def _union(options: tuple[object, ...]) -> Decoder:
+def _union(options: tuple[object, ...], located: bool) -> Decoder:
     """A tagged object goes to the class its tag names; any other value to the first option that takes it."""
     classes: list[object] = [o for o in options if isinstance(o, type) and is_dataclass(o)]
-    by_tag = {cast(type, cls).__name__: _decoder(cls) for cls in classes}
-    others = [_decoder(o) for o in options if o not in classes]
+    by_tag = {cast(type, cls).__name__: _decoder(cls, located) for cls in classes}
+    others = [_decoder(o, located) for o in options if o not in classes]
+    # The exact JSON types some option takes as it is (`str | None`): no need to try the options one by one.
+    plain = frozenset(kind for option in options for kind in _PLAIN.get(option, ()))
 
     def check(value: object, path: str) -> object:
+        if type(value) in plain:
+            return value
         given = _object(value)
         tag = None if given is None else given.get(TAG)
         if tag is not None:
@@ -210,33 +249,42 @@ def _union(options: tuple[object, ...]) -> Decoder:
             if tagged is None:
                 raise CodecError(f"{path}: expected one of {', '.join(by_tag) or 'no object'}, got {_kind(value)}")
             return tagged(value, path)
-        problem = CodecError(f"{path}: expected one of {', '.join(by_tag)}, got {_kind(value)}")
+        problem: CodecError | None = None
         for option_decoder in others:
             try:
                 return option_decoder(value, path)
             except CodecError as refused:
                 problem = refused
-        raise problem
+        raise problem or CodecError(f"{path}: expected one of {', '.join(by_tag)}, got {_kind(value)}")
     return check
 
 
-def _tuple(item: Decoder) -> Decoder:
+# The scalar hints, and the exact types each takes unchanged (as `_exact`, `_integer` and `_number` do).
+_PLAIN: dict[object, tuple[type, ...]] = {str: (str,), bool: (bool,), int: (int,), float: (int, float),
+                                          type(None): (type(None),), None: (type(None),)}
+
+
+def _tuple(item: Decoder, located: bool) -> Decoder:
     def check(value: object, path: str) -> tuple[object, ...]:
         if not isinstance(value, list):
             raise CodecError(f"{path}: expected an array, got {_kind(value)}")
+        if not located:
+            return tuple([item(element, path) for element in cast(list[object], value)])
         return tuple(item(element, f"{path}[{i}]") for i, element in enumerate(cast(list[object], value)))
     return check
 
 
-def _list(item: Decoder) -> Decoder:
-    tupled = _tuple(item)
+def _list(item: Decoder, located: bool) -> Decoder:
+    tupled = _tuple(item, located)
     return lambda value, path: list(tupled(value, path))
 
 
-def _mapping(item: Decoder) -> Decoder:
+def _mapping(item: Decoder, located: bool) -> Decoder:
     def check(value: object, path: str) -> dict[str, object]:
         if not isinstance(value, dict):
             raise CodecError(f"{path}: expected an object, got {_kind(value)}")
+        if not located:
+            return {key: item(element, path) for key, element in cast(dict[str, object], value).items()}
         return {key: item(element, f"{path}.{key}") for key, element in cast(dict[str, object], value).items()}
     return check
 

@@ -31,7 +31,8 @@ from harness.contract import (
 from harness.run import codec
 from harness.run.channel import Channel, ChannelClosedError, ChannelProtocolError, ChannelTimeoutError
 from harness.run.child import SetupForm, WireForm
-from harness.run.runner import CONTRACT_BROKEN, OutOfProcessConversation
+from harness.run.runner import OutOfProcessConversation
+from harness.run.turns import CONTRACT_BROKEN
 
 TEXT_LIMIT = 20_000
 T = TypeVar("T")

@@ -21,8 +21,7 @@ from harness.checks.attribution import attribute
 from harness.checks.expectations import check_turn
 from harness.checks.invariants import INVARIANTS
 from harness.checks.wire import check_provider_accepts, check_wire
-from harness.content_check import view_breach
-from harness.contents import JSON, Message, Response, Update
+from harness.contents import JSON, Message
 from harness.contract import (
     ApprovalPolicy,
     CallerView,
@@ -32,8 +31,6 @@ from harness.contract import (
     HostedServer,
     LoopAdapter,
     Mode,
-    RaisedError,
-    TransportExchange,
     TurnInput,
     WireEndpoint,
     adapter_approval_controls,
@@ -46,6 +43,7 @@ from harness.contract import (
 from harness.records import RunRecord, RunSubject, TurnRecord
 from harness.results import CheckResult, ScenarioResult, Verdict, overall
 from harness.run.inputs import TurnInputError, build_input
+from harness.run.turns import CONTRACT_BROKEN, close_conversation, malformed_view, one_line, run_one_turn
 from harness.scenario.matchers import regex_budget
 from harness.scenario.model import Scenario, Turn
 from harness.scenario.schema import SessionChangesSpec
@@ -55,10 +53,7 @@ from harness.transcript import messages_form
 # Ids an implementation generates at random (uuid4 hex, with or without dashes) differ on every run; they are
 # masked in logs, check texts and transcripts so the same suite gives the same results file and reports.
 _GENERATED_ID = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}")
-TURN_TIMEOUT_SECONDS = 30.0
-# Marks a crash that is the adapter's breach of the contract (a wrong return type, an escaped cancellation): the
-# run is an `error`, not a verdict on the loop.
-CONTRACT_BROKEN = "adapter contract broken: "  # a safety net for hanging loops, never an assertion on speed
+TURN_TIMEOUT_SECONDS = 30.0  # a safety net for hanging loops, never an assertion on speed
 
 
 class ProviderNotInstalledError(Exception):
@@ -181,7 +176,7 @@ async def _turn_outcome(conversation: Conversation, turn: TurnInput, timeout: fl
     if isinstance(conversation, OutOfProcessConversation):
         view, crash = await conversation.run_turn_outcome(turn, timeout)
         # The view crossed as checked JSON; its contents are checked here too, in the judge's own process.
-        problem = None if crash is not None else _malformed_view(view, adapter_name)
+        problem = None if crash is not None else malformed_view(view, adapter_name)
         return (CallerView(), CONTRACT_BROKEN + problem) if problem is not None else (view, crash)
     return await run_one_turn(conversation, turn, timeout, adapter_name)
 
@@ -225,7 +220,7 @@ def wire_endpoint(dialect: Dialect, provider: ScriptedProvider) -> WireEndpoint:
     except ImportError as error:
         raise ProviderNotInstalledError(f"{dialect} provider not installed: {error}") from error
     except Exception as error:  # noqa: BLE001 - reported as the harness's problem, with what it was
-        raise WireEndpointError(f"the {dialect} wire endpoint could not be built: {_one_line(error)}") from error
+        raise WireEndpointError(f"the {dialect} wire endpoint could not be built: {one_line(error)}") from error
 
 
 def _caller_written_approvals(scenario: Scenario, adapter: LoopAdapter) -> str | None:
@@ -235,68 +230,6 @@ def _caller_written_approvals(scenario: Scenario, adapter: LoopAdapter) -> str |
         return None
     return (f"the caller writes approval requests into its own history; {adapter.name} takes approval decisions "
             "only on the pauses its own loop issued and holds (approval_controls = 'own-pauses')")
-
-
-async def run_one_turn(conversation: Conversation, turn: TurnInput, timeout: float,
-                       adapter_name: str = "the adapter") -> tuple[CallerView, str | None]:
-    try:
-        view = cast(object, await asyncio.wait_for(conversation.run_turn(turn), timeout))
-    except TimeoutError:
-        return CallerView(), f"the turn did not finish within {timeout:g}s (hang or runaway loop)"
-    except asyncio.CancelledError as error:
-        return CallerView(), f"{CONTRACT_BROKEN}run_turn raised {_one_line(error)}"
-    except Exception as error:  # noqa: BLE001 - a crashing loop is a verdict
-        return CallerView(), f"run_turn raised {_one_line(error)}"
-    if not isinstance(view, CallerView):
-        return CallerView(), f"{CONTRACT_BROKEN}run_turn returned {type(view).__name__}, not a CallerView"
-    problem = _malformed_view(view, adapter_name)
-    return (CallerView(), CONTRACT_BROKEN + problem) if problem is not None else (view, None)
-
-
-def _one_line(error: BaseException) -> str:
-    return "".join(traceback.format_exception_only(type(error), error)).strip()
-
-
-def _malformed_view(view: CallerView, adapter_name: str) -> str | None:
-    """A view whose fields are not what the contract says would crash the checks; it is the adapter's fault.
-    Checked here, as it crosses from the adapter into the judge: its fields, then every content in them."""
-    # Typed as `object`: an adapter in Python can put anything in a dataclass field.
-    response, updates = cast(object, view.response), cast(object, view.updates)
-    error, log = cast(object, view.error), cast(object, view.log)
-    if response is not None and not isinstance(response, Response):
-        return f"run_turn returned a CallerView whose response is a {type(response).__name__}"
-    if not _tuple_of(updates, Update):
-        return "run_turn returned a CallerView whose updates are not a tuple of Update"
-    if error is not None and not isinstance(error, RaisedError):
-        return f"run_turn returned a CallerView whose error is a {type(error).__name__}"
-    if not _tuple_of(log, str):
-        return "run_turn returned a CallerView whose log is not a tuple of str"
-    transport = cast(object, view.transport)
-    if transport is not None and not isinstance(transport, TransportExchange):
-        return f"run_turn returned a CallerView whose transport is a {type(transport).__name__}"
-    counted = cast(object, view.function_calls_counted)
-    if counted is not None and (not isinstance(counted, int) or isinstance(counted, bool)):
-        return f"run_turn returned a CallerView whose function_calls_counted is a {type(counted).__name__}"
-    breach = view_breach(view)
-    if breach is not None:
-        return f"run_turn of {adapter_name} returned a CallerView whose {breach}"
-    return None
-
-
-def _tuple_of(value: object, kind: type) -> bool:
-    return isinstance(value, tuple) and all(isinstance(item, kind) for item in cast(tuple[object, ...], value))
-
-
-async def close_conversation(conversation: Conversation, timeout: float) -> str | None:
-    try:
-        await asyncio.wait_for(conversation.close(), timeout)
-    except TimeoutError:
-        return f"close() did not finish within {timeout:g}s"
-    except asyncio.CancelledError as error:
-        return f"{CONTRACT_BROKEN}close() raised {_one_line(error)}"
-    except Exception as error:  # noqa: BLE001 - a crashing close is a verdict
-        return f"close() raised {_one_line(error)}"
-    return None
 
 
 def subject(scenario: Scenario) -> RunSubject:

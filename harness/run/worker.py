@@ -24,7 +24,7 @@ import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from harness.contract import (
     Dialect,
@@ -38,7 +38,9 @@ from harness.contract import (
     adapter_provider_package,
     adapter_response_shape,
 )
-from harness.scenario.model import Scenario
+
+if TYPE_CHECKING:  # not imported here: a template process needs no scenario model, and its import is costly
+    from harness.scenario.model import Scenario
 
 # A loop that allocates without end is stopped by the kernel rather than the machine.
 MEMORY_LIMIT_BYTES = 6 * 1024**3
