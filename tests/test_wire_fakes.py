@@ -217,6 +217,26 @@ async def test_what_the_service_adds_to_a_reasoning_item_is_taken_back_out() -> 
         "Look it up.", "tampered", None, "summary")
 
 
+async def test_as_scripted_changes_only_what_its_dialect_says_it_may_restate() -> None:
+    """A run's process asks the judge's `as_scripted` only for the contents `may_restate` names: every other
+    content must come back as it is, whatever the service issued before."""
+    scripted = Reasoning("Look it up.", kind="summary")
+    service, _ = _service("openai-responses", [_step(scripted, HOSTED, CALL), *_steps(1)])
+    _, first = await _post(service, {"model": "m", "store": False, "input": [USER]})
+    issued = first["output"][0]
+    contents: list[Content] = [Text("ok"), CALL, HOSTED, scripted, Reasoning("Look it up.", "gAAAAB-x", "rs_9"),
+                               Reasoning("Look it up.", issued["encrypted_content"], issued["id"]),
+                               FunctionResult("c1", "sunny"), ApprovalRequest("mcpr-2", HOSTED)]
+    restated = [c for c in contents if service.as_scripted(c) != c]
+    assert restated  # the issued reasoning item and the hosted call are restated: the property below is not empty
+    dialect = wire_dialect("openai-responses")
+    assert all(dialect.may_restate(c) for c in restated)
+    for name in ("openai-chat", "gemini"):
+        other, _ = _service(name)
+        assert not any(wire_dialect(name).may_restate(c) for c in contents)
+        assert all(other.as_scripted(c) is c for c in contents)
+
+
 async def test_a_hosted_approval_request_and_its_decision_parse_back() -> None:
     service, provider = _service("openai-responses")
     status, _ = await _post(service, {"model": "m", "store": False, "input": [
