@@ -1,6 +1,7 @@
 """What isolation, the wire dialects and a mutation run cost, measured in one run, in CPU time.
 
     PYTHONPATH=. python benchmarks/isolation_cost.py [--scenarios PATH ...] [--mutants N] [--skip-mutation]
+                                                     [--repeat N]
 
 Prints, in CPU seconds (user + system, this process and every process it waited for: templates, forked runs,
 mutant children), never wall time, since the machine may be shared:
@@ -16,6 +17,9 @@ mutant children), never wall time, since the machine may be shared:
    coverage run) and the cost per mutant from a seeded sample of `--mutants`, extrapolated to every mutant and
    divided over two cores. An estimate, from a sample: said so where it is printed.
 
+With `--repeat N`, each isolation and isolated wire ratio is measured N times over and printed each time, with
+their median: on a shared machine one measurement can be off by a tenth either way.
+
 Targets (issue 32): isolated at most 1.15× in-process; each wire dialect at most 2× neutral; a full mutation run
 under 30 minutes on two cores. Figures only: nothing here asserts a speed.
 """
@@ -27,6 +31,7 @@ import asyncio
 import io
 import json
 import resource
+import statistics
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -53,25 +58,35 @@ def measured(action: Callable[[], object]) -> float:
     return cpu_seconds() - started
 
 
-def isolation_ratio(name: str, paths: Sequence[Path], scenarios: Sequence[Scenario]) -> None:
+def isolation_ratio(name: str, paths: Sequence[Path], scenarios: Sequence[Scenario], repeat: int = 1) -> None:
     adapter = load_adapter(name)
     run_suite([adapter], paths, MODES, providers=["neutral"])  # untimed: lazy imports and first-use caches
-    local = measured(lambda: run_suite([adapter], paths, MODES, providers=["neutral"]))
 
     def start_only() -> None:
         with WorkerPool(1) as pool:
             probe(pool, [name])
 
-    start = measured(start_only)
-    isolated = measured(lambda: run_isolated_suite([name], paths, MODES, providers=["neutral"], jobs=1))
-    runs = len(scenarios) * len(MODES)
-    print(f"{name:>16}: in process {local:6.2f}s, isolated {isolated:6.2f}s for {runs} runs "
-          f"({1000 * local / runs:.2f} vs {1000 * (isolated - start) / runs:.2f} ms a run); "
-          f"ratio {isolated / local:.2f}x with the template's start-up ({start:.2f}s), "
-          f"{(isolated - start) / local:.2f}x without")
+    ratios: list[float] = []
+    for _ in range(repeat):
+        local = measured(lambda: run_suite([adapter], paths, MODES, providers=["neutral"]))
+        start = measured(start_only)
+        isolated = measured(lambda: run_isolated_suite([name], paths, MODES, providers=["neutral"], jobs=1))
+        runs = len(scenarios) * len(MODES)
+        ratios.append(isolated / local)
+        print(f"{name:>16}: in process {local:6.2f}s, isolated {isolated:6.2f}s for {runs} runs "
+              f"({1000 * local / runs:.2f} vs {1000 * (isolated - start) / runs:.2f} ms a run); "
+              f"ratio {isolated / local:.2f}x with the template's start-up ({start:.2f}s), "
+              f"{(isolated - start) / local:.2f}x without")
+    _median(name, ratios)
 
 
-def wire_ratios(scenarios: Sequence[Scenario]) -> None:
+def _median(name: str, ratios: Sequence[float]) -> None:
+    if len(ratios) > 1:
+        print(f"{name:>16}  median of {len(ratios)}: {statistics.median(ratios):.2f}x "
+              f"(from {min(ratios):.2f}x to {max(ratios):.2f}x)")
+
+
+def wire_ratios(scenarios: Sequence[Scenario], repeat: int = 1) -> None:
     adapter = load_adapter(LOOP_MODULE_IMPLEMENTATION)
     dialects = [d for d in adapter_dialects(adapter) if d != "neutral"]
     for dialect in (d for d in DIALECTS if d in dialects):
@@ -81,14 +96,18 @@ def wire_ratios(scenarios: Sequence[Scenario]) -> None:
         neutral, wire = _timed_pairs(adapter, pairs, "neutral"), _timed_pairs(adapter, pairs, dialect)
         print(f"{dialect:>16}: {wire:6.2f}s against {neutral:6.2f}s neutral over the {len(pairs)} scenario × mode "
               f"runs both make: ratio {wire / neutral:.2f}x")
-        _isolated_wire_ratio(pairs, dialect)
+        _isolated_wire_ratio(pairs, dialect, repeat)
 
 
-def _isolated_wire_ratio(pairs: Sequence[tuple[Scenario, Mode]], dialect: Dialect) -> None:
-    neutral = measured(lambda: _isolated(pairs, "neutral"))
-    wire = measured(lambda: _isolated(pairs, dialect))
-    print(f"{'':>16}  isolated (-j 1, start-up included): {wire:6.2f}s against {neutral:6.2f}s: "
-          f"ratio {wire / neutral:.2f}x")
+def _isolated_wire_ratio(pairs: Sequence[tuple[Scenario, Mode]], dialect: Dialect, repeat: int) -> None:
+    ratios: list[float] = []
+    for _ in range(repeat):
+        neutral = measured(lambda: _isolated(pairs, "neutral"))
+        wire = measured(lambda: _isolated(pairs, dialect))
+        ratios.append(wire / neutral)
+        print(f"{'':>16}  isolated (-j 1, start-up included): {wire:6.2f}s against {neutral:6.2f}s: "
+              f"ratio {wire / neutral:.2f}x")
+    _median(f"{dialect} isolated", ratios)
 
 
 def _runnable(adapter: LoopAdapter, scenarios: Sequence[Scenario], dialect: Dialect) -> list[tuple[Scenario, Mode]]:
@@ -139,14 +158,16 @@ def main() -> None:
     parser.add_argument("--scenarios", type=Path, action="append", help="default: the bundled scenarios")
     parser.add_argument("--mutants", type=int, default=20, help="mutants in the timed sample (default 20)")
     parser.add_argument("--skip-mutation", action="store_true", help="leave out the mutation estimate")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="measure each isolation and isolated wire ratio this many times (default 1)")
     args = parser.parse_args()
     paths: list[Path] = args.scenarios or [BUNDLED_SCENARIOS]
     scenarios, _ = load_all(paths)
     print(f"CPU seconds (user + system, children included); {len(scenarios)} scenarios, modes {', '.join(MODES)}. "
           "The machine may be shared: CPU time, not wall time.")
     for name in ("reference", LOOP_MODULE_IMPLEMENTATION):
-        isolation_ratio(name, paths, scenarios)
-    wire_ratios(scenarios)
+        isolation_ratio(name, paths, scenarios, max(1, args.repeat))
+    wire_ratios(scenarios, max(1, args.repeat))
     if not args.skip_mutation:
         mutation_estimate(args.mutants)
 
