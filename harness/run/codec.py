@@ -57,7 +57,7 @@ def encode(value: object) -> object:
     if kind is list or kind is tuple:
         return [encode(item) for item in cast(list[object], value)]
     if kind is dict:
-        return {key if type(key) is str else str(key): encode(item)
+        return {key if type(key) is str else _key(key): encode(item)
                 for key, item in cast(dict[object, object], value).items()}
     names = _FIELD_NAMES.get(kind)
     if names is not None:
@@ -75,7 +75,7 @@ def _encode_other(value: object) -> object:
     if isinstance(value, tuple | list):
         return [encode(item) for item in cast(list[object], value)]
     if isinstance(value, Mapping):
-        return {str(key): encode(item) for key, item in cast(Mapping[object, object], value).items()}
+        return {_key(key): encode(item) for key, item in cast(Mapping[object, object], value).items()}
     if type(value).__name__ in CLASSES and is_dataclass(value):
         encoded: dict[str, object] = {TAG: type(value).__name__}
         for item in fields(value):
@@ -84,8 +84,37 @@ def _encode_other(value: object) -> object:
     return repr(value)
 
 
+def _key(key: object) -> str:
+    """A mapping's key as JSON writes it (`true`, `null`, `1.5`, `Infinity`), or any other key as its `str`."""
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, bool | int | float):
+        return json.dumps(key)
+    return str(key)
+
+
+def _tagged(value: object) -> object:
+    """What `dumps` gives the JSON writer for a value it cannot write itself: a value-model dataclass as a tagged
+    object of its fields (which the writer goes on into), anything else as `encode` has it."""
+    names = _FIELD_NAMES.get(type(value))
+    if names is None:
+        return _encode_other(value)
+    encoded: dict[str, object] = {TAG: type(value).__name__}
+    for name in names:
+        encoded[name] = getattr(value, name)
+    return encoded
+
+
+# The JSON writer, in C, walking the value itself and asking `_tagged` only for the dataclasses it meets.
+_WRITER = json.JSONEncoder(separators=(",", ":"), default=_tagged)
+
+
 def dumps(value: object) -> bytes:
-    return json.dumps(encode(value), separators=(",", ":")).encode()
+    """`encode(value)` written as JSON."""
+    try:
+        return _WRITER.encode(value).encode()
+    except (TypeError, ValueError):  # a key of no JSON type, or a cycle: `encode`'s own way, to the same end
+        return json.dumps(encode(value), separators=(",", ":")).encode()
 
 
 def loads(data: bytes) -> object:
