@@ -11,6 +11,7 @@ import socket
 import struct
 import time
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from misbehaving_adapters import PID_FILE
@@ -150,6 +151,32 @@ def test_what_a_loop_process_sends_is_read_strictly() -> None:
         codec.decode(forged, CallerView)
     with pytest.raises(codec.CodecError, match="nested deeper"):
         codec.loads(b"[" * 300 + b"]" * 300)
+
+
+def _nested(inner: object, levels: int) -> bytes:
+    for level in range(levels):
+        inner = [inner] if level % 2 else {"k": inner}
+    return json.dumps(inner).encode()
+
+
+def test_the_depth_limit_counts_every_level_whatever_the_containers() -> None:
+    for innermost in ("x", [], {}):  # a scalar or an empty container at the limit's depth is read
+        assert codec.loads(_nested(innermost, codec.MAX_DEPTH))
+    for innermost in ("x", ["x"], {"k": 1}):  # anything one level deeper is not
+        with pytest.raises(codec.CodecError, match="nested deeper"):
+            codec.loads(_nested(innermost, codec.MAX_DEPTH + (innermost == "x")))
+
+
+def test_what_a_loop_process_writes_is_json_whatever_it_holds() -> None:
+    """The quick writer and the slow path (taken for a key of no JSON type) give the same keys and values."""
+    from harness.contents import FunctionResult
+
+    odd = FunctionResult("c1", cast(Any, {True: None, None: 1, 1.5: float("inf"), "s": {2: (1, 2)}}))
+    written = json.loads(codec.dumps(odd))
+    assert written == {"$": "FunctionResult", "call_id": "c1", "error": False, "occurrence_id": None,
+                       "result": {"true": None, "null": 1, "1.5": float("inf"), "s": {"2": [1, 2]}}}
+    with_tuple_key = FunctionResult("c1", cast(Any, {(1, 2): {True: object}}))
+    assert json.loads(codec.dumps(with_tuple_key))["result"] == {"(1, 2)": {"true": repr(object)}}
 
 
 def test_the_correct_loop_still_passes_beside_broken_ones(suite: IsolatedSuiteRun) -> None:
