@@ -237,6 +237,22 @@ async def test_as_scripted_changes_only_what_its_dialect_says_it_may_restate() -
         assert all(other.as_scripted(c) is c for c in contents)
 
 
+def test_a_run_process_relies_on_may_restate_only_for_the_wire_fakes_own_endpoint() -> None:
+    """Over another endpoint (a test's stand-in), whose `as_scripted` may be anything, it asks the judge each time."""
+    from wire_adapters import TrivialEndpoint
+
+    from harness.run.host import setup_form
+
+    provider = ScriptedProvider([_steps(1)])
+    for endpoint, relied_on in ((make_wire_endpoint("openai-responses", provider), True),
+                                (TrivialEndpoint("openai-responses"), False)):
+        setup = ConversationSetup("wire.form", "streaming", LoopConfig(), provider, ScriptedToolbox([]),
+                                  dialect="openai-responses", wire=endpoint)
+        form = setup_form(setup).wire
+        assert form is not None
+        assert form.dialect_restates is relied_on
+
+
 async def test_a_hosted_approval_request_and_its_decision_parse_back() -> None:
     service, provider = _service("openai-responses")
     status, _ = await _post(service, {"model": "m", "store": False, "input": [

@@ -53,6 +53,9 @@ class WireForm:
     dialect: Dialect
     base_url: str
     http_library: str
+    # The judge's endpoint is the wire fakes' own (`fakes.wire.WireService`), whose `as_scripted` is its dialect's:
+    # only then does the dialect's `may_restate` say which contents need asking about.
+    dialect_restates: bool = False
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,7 @@ class RemoteWireEndpoint:
         self.base_url = form.base_url
         self.http_library = form.http_library
         self._link = link
-        self._may_restate = _restating(form.dialect)
+        self._may_restate = _restating(form.dialect) if form.dialect_restates else _always
 
     def http_client(self) -> object:
         from fakes.wire.http import async_http_client
@@ -227,7 +230,11 @@ def _restating(dialect: Dialect) -> Callable[[Content], bool]:
 
         return wire_dialect(dialect).may_restate
     except Exception:  # noqa: BLE001 - then the judge is asked every time, as it can answer
-        return lambda _: True
+        return _always
+
+
+def _always(_: Content) -> bool:
+    return True
 
 
 def build_setup(form: SetupForm, link: Link) -> ConversationSetup:

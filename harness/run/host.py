@@ -300,8 +300,11 @@ def setup_form(setup: ConversationSetup) -> SetupForm:
     wire = None
     if setup.wire is not None:
         # Any `WireEndpoint` (a test's stand-in too); only the wire fakes' own one names its HTTP library.
+        from fakes.wire.service import WireService
+
         library = cast(object, getattr(setup.wire, "http_library", ""))
-        wire = WireForm(setup.wire.dialect, setup.wire.base_url, library if isinstance(library, str) else "")
+        wire = WireForm(setup.wire.dialect, setup.wire.base_url, library if isinstance(library, str) else "",
+                        type(setup.wire) is WireService)
     return SetupForm(
         setup.scenario_id, setup.mode, setup.config, tuple(tool.spec for tool in toolbox.tools.values()),
         setup.use_session, setup.tool_choice, setup.service_stores_history,
