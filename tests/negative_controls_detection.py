@@ -397,6 +397,16 @@ class RestoreDropsSignatures(ReferenceLoop):
         return session
 
 
+# --- the same call repeated in two messages of one response ------------------------------------------------------
+
+
+class RunsRepeatedCallAgain(ReferenceLoop):
+    """Acts on every function_call of a response, so a call repeated in a second message runs a second time."""
+
+    def response_calls(self, messages: Sequence[Message]) -> list[FunctionCall]:
+        return [c for m in messages for c in m.contents if isinstance(c, FunctionCall) and self._actionable(c)]
+
+
 # --- context providers without a session -------------------------------------------------------------------------
 
 
@@ -521,6 +531,7 @@ DETECTION_CONTROLS: tuple[DetectionControl, ...] = (
                      ("streaming",)),
     DetectionControl(DropsMappingArguments, "approval/streamed-mapping-arguments.yaml", "expect.response",
                      ("streaming",)),
+    DetectionControl(RunsRepeatedCallAgain, "normal/calls-across-messages-repeated-call.yaml", "expect.executions"),
 )
 
 # Breaks of a contested reading: they fail only tentative assertions, so the scenario reports `differs`.

@@ -172,7 +172,8 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool,
         previous_role = message.role
         for content in message.contents:
             if isinstance(content, FunctionCall):
-                open_calls.append(_Occurrence(content, batch=batch))
+                if not _repeats_occurrence(open_calls, content, batch):
+                    open_calls.append(_Occurrence(content, batch=batch))
             elif isinstance(content, FunctionResult) and id(content) in placeholders:
                 match = next((o for o in open_calls if not o.closed and o.call.call_id == content.call_id), None)
                 if match is None:
@@ -203,6 +204,15 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool,
         state = "is paused for approval or input" if occurrence.paused else "has no result"
         problems.append(f"call '{occurrence.call.call_id}' ({occurrence.call.name}) {state}")
     return problems
+
+
+def _repeats_occurrence(occurrences: Sequence[_Occurrence], call: FunctionCall, batch: int) -> bool:
+    """Whether `call` is another copy of a call of the same model response that the loop itself identifies as the
+    same occurrence (its own identity for both, e.g. the service's item id): one call shown twice, which needs one
+    result, not two. Without such an identity every function_call is an occurrence of its own."""
+    return call.occurrence_id is not None and any(
+        o.batch == batch and o.call.call_id == call.call_id and o.call.occurrence_id == call.occurrence_id
+        for o in occurrences)
 
 
 def _paused_occurrence(open_calls: Sequence[_Occurrence], call: FunctionCall) -> _Occurrence | None:
