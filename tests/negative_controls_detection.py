@@ -48,6 +48,9 @@ class DetectionControl:
     scenario: str  # a bundled scenario, relative to scenarios/
     check: str | None = None  # a check that must be among the failing ones, where one guards the rule
     modes: tuple[Mode, ...] = MODES  # the modes the break shows in
+    # The profile of that check, where it matters: a tentative reading fails the run here, and reads `differs`
+    # (never gating) in a report.
+    profile: str | None = None
 
     @property
     def scenario_path(self) -> Path:
@@ -407,6 +410,17 @@ class RunsRepeatedCallAgain(ReferenceLoop):
         return [c for m in messages for c in m.contents if isinstance(c, FunctionCall) and self._actionable(c)]
 
 
+# --- budgets across a pause the caller owns ---------------------------------------------------------------------
+
+
+class FreshBudgetOnCallersAnswer(ReferenceLoop):
+    """Starts the run that carries out a paused batch on a fresh budget, forgetting what the paused run spent."""
+
+    def resume_spent_budget(self, state: _RunState, normalised: approvals.Normalised) -> None:
+        if state.session is not None:
+            state.session.paused_budget = None
+
+
 # --- context providers without a session -------------------------------------------------------------------------
 
 
@@ -532,6 +546,10 @@ DETECTION_CONTROLS: tuple[DetectionControl, ...] = (
     DetectionControl(DropsMappingArguments, "approval/streamed-mapping-arguments.yaml", "expect.response",
                      ("streaming",)),
     DetectionControl(RunsRepeatedCallAgain, "normal/calls-across-messages-repeated-call.yaml", "expect.executions"),
+    DetectionControl(FreshBudgetOnCallersAnswer, "limits/caller-pause-function-call-budget.yaml", "expect.requests",
+                     profile="tentative"),
+    DetectionControl(FreshBudgetOnCallersAnswer, "limits/caller-pause-iteration-budget.yaml", "expect.requests",
+                     profile="tentative"),
 )
 
 # Breaks of a contested reading: they fail only tentative assertions, so the scenario reports `differs`.

@@ -41,6 +41,8 @@ async def test_the_broken_rule_fails_the_scenario(control: DetectionControl, mod
                                                                                 "TypeError"))]
     if control.check is not None:
         assert control.check in failing, failing
+    if control.profile is not None:
+        assert {c.profile for c in result.checks if c.id == control.check and c.verdict == "fail"} == {control.profile}
 
 
 TENTATIVE_CASES = [pytest.param(c, mode, id=f"{c.loop.__name__}-{c.scenario_path.stem}-{mode}")

@@ -17,7 +17,7 @@ from typing import Protocol
 from harness.adapters.reference import approvals
 from harness.adapters.reference.compaction import keep_last_groups
 from harness.adapters.reference.policy import ApprovalLayer
-from harness.adapters.reference.session import LoopSession, Outbox
+from harness.adapters.reference.session import LoopSession, Outbox, PausedBudget
 from harness.contents import (
     JSON,
     ApprovalRequest,
@@ -255,6 +255,7 @@ class ReferenceLoop:
             if not outcome.pause:
                 self.after_batch(state)
             if outcome.pause:
+                self.keep_spent_budget(state, outcome.pause)
                 # A pause surfaces in the very message that holds the calls, as the caller's answer refers to it.
                 message_id = state.model_message_id or self._as_update(response_messages[-1], state).message_id
                 yield Update("assistant", outcome.pause, message_id), Message("assistant", outcome.pause), True
@@ -372,6 +373,7 @@ class ReferenceLoop:
         outbox = state.session.outbox if state.session is not None else None
         if outbox is not None:
             _reject_conflicting_host_results(outbox, state.history)
+        self.resume_spent_budget(state, normalised)
         if not normalised.pending:
             return [], False
         approved = [o for o in normalised.pending if o.decision is not None and o.decision.approved]
@@ -409,6 +411,28 @@ class ReferenceLoop:
                 state.function_calls, state.errors_in_row)
         follow_up = any(isinstance(c, UserInputRequest) for c in executed_contents)
         return resumed, follow_up or state.terminated
+
+    def keep_spent_budget(self, state: _RunState, pause: Sequence[Content]) -> None:
+        """A run that pauses on a session leaves its spent budgets there for the run that resumes its batch."""
+        if state.session is None:
+            return
+        waiting = tuple(c.function_call.call_id for c in pause
+                        if isinstance(c, UserInputRequest) and c.function_call is not None)
+        state.session.paused_budget = PausedBudget(state.function_calls, state.iterations, waiting)
+
+    def resume_spent_budget(self, state: _RunState, normalised: approvals.Normalised) -> None:
+        """The run that carries out a paused batch (its decisions, its held calls, or the caller's results for its
+        host-owned calls) continues the paused run's budgets: the caller's answer is not a new budget (rows "Shared
+        call budget", "Approval re-entry after iteration budget"). An unrelated turn leaves them waiting."""
+        paused = state.session.paused_budget if state.session is not None else None
+        if paused is None or state.session is None:
+            return
+        answered = {c.call_id for m in normalised.history for c in m.contents if isinstance(c, FunctionResult)}
+        if not normalised.pending and not answered.intersection(paused.waiting):
+            return
+        state.function_calls += paused.function_calls
+        state.iterations = max(state.iterations, paused.iterations)
+        state.session.paused_budget = None
 
     def normalise(self, history: Sequence[Message], *, restore_calls: bool) -> approvals.Normalised:
         """The model-bound history and the decisions to carry out now (see `approvals`)."""
@@ -652,14 +676,28 @@ class _OccurrenceStamp:
 
 def _join_result_messages(history: Sequence[Message]) -> list[Message]:
     """Adjacent tool messages as one: the results of one batch — executed, rejected, supplied by the caller —
-    reach the model together, after the calls they answer."""
+    reach the model together, after the calls they answer, in the order of those calls (the caller's results for
+    host-owned calls and the results of the siblings held with them come from different places)."""
     joined: list[Message] = []
+    batch: list[str] = []  # the call ids of the latest model response, in the model's order
     for message in history:
+        if message.role == "assistant" and any(isinstance(c, FunctionCall) for c in message.contents):
+            calls = [c.call_id for c in message.contents if isinstance(c, FunctionCall)]
+            batch = calls if not joined or joined[-1].role != "assistant" else batch + calls
         if joined and message.role == "tool" and joined[-1].role == "tool":
-            joined[-1] = Message("tool", joined[-1].contents + message.contents)
+            joined[-1] = Message("tool", _in_call_order(joined[-1].contents + message.contents, batch))
         else:
             joined.append(message)
     return joined
+
+
+def _in_call_order(results: Sequence[Content], calls: Sequence[str]) -> tuple[Content, ...]:
+    """Results ordered as the calls they answer (stable: results of one reused id keep their order; anything else
+    keeps its place after them)."""
+    def position(content: Content) -> int:
+        call_id = content.call_id if isinstance(content, FunctionResult) else None
+        return calls.index(call_id) if call_id in calls else len(calls)
+    return tuple(sorted(results, key=position))
 
 
 def _host_results(history: Sequence[Message], tools: Mapping[str, LoopTool]) -> dict[str, FunctionResult]:

@@ -45,6 +45,17 @@ class Outbox:
 
 
 @dataclass
+class PausedBudget:
+    """What the run that paused had spent of its budgets. The caller's answer resumes that run's batch, so the run
+    that carries it out continues from these counts instead of a fresh budget: a model that pauses each batch on the
+    caller would otherwise get a new budget at every answer."""
+
+    function_calls: int = 0
+    iterations: int = 0
+    waiting: tuple[str, ...] = ()  # call ids of the batch's host-owned calls, whose results resume it
+
+
+@dataclass
 class LoopSession:
     """What a caller's session holds between turns."""
 
@@ -52,6 +63,7 @@ class LoopSession:
     conversation_id: str | None = None  # the service conversation, when the provider stores it
     outbox: Outbox | None = None
     approvals: ApprovalState = field(default_factory=ApprovalState)  # the approval layer's, when there is one
+    paused_budget: PausedBudget | None = None  # the spent budgets of the run that paused, until it resumes
 
     def to_json(self) -> str:
         outbox = None if self.outbox is None else {
@@ -60,9 +72,12 @@ class LoopSession:
             "function_calls": self.outbox.function_calls,
             "errors_in_row": self.outbox.errors_in_row,
         }
+        paused = None if self.paused_budget is None else {
+            "function_calls": self.paused_budget.function_calls, "iterations": self.paused_budget.iterations,
+            "waiting": list(self.paused_budget.waiting)}
         return json.dumps({"history": [_message_json(m) for m in self.history],
                            "conversation_id": self.conversation_id, "outbox": outbox,
-                           "approvals": _approvals_json(self.approvals)}, sort_keys=True)
+                           "approvals": _approvals_json(self.approvals), "paused_budget": paused}, sort_keys=True)
 
     @staticmethod
     def from_json(text: str) -> LoopSession:
@@ -81,11 +96,15 @@ class LoopSession:
             )
             raw_approvals = data.get("approvals")  # absent in a session saved before the approval layer existed
             approvals = ApprovalState() if raw_approvals is None else _approvals_from(raw_approvals)
+            raw_paused = data.get("paused_budget")  # absent in a session saved before budgets survived a pause
+            paused = None if raw_paused is None else PausedBudget(
+                _count(raw_paused, "function_calls"), _count(raw_paused, "iterations"),
+                tuple(str(w) for w in raw_paused["waiting"]))
         except (KeyError, TypeError, AttributeError, ValueError) as error:
             if isinstance(error, InvalidSessionState):
                 raise
             raise InvalidSessionState(f"the saved session is malformed: {error!r}") from None
-        return LoopSession(history, conversation_id, outbox, approvals)
+        return LoopSession(history, conversation_id, outbox, approvals, paused)
 
 
 def _count(raw: Mapping[str, Any], key: str) -> int:
