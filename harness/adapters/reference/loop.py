@@ -413,12 +413,15 @@ class ReferenceLoop:
         return resumed, follow_up or state.terminated
 
     def keep_spent_budget(self, state: _RunState, pause: Sequence[Content]) -> None:
-        """A run that pauses on a session leaves its spent budgets there for the run that resumes its batch."""
+        """A run that pauses on a session for the caller's own calls (host-owned: the caller supplies their results)
+        leaves its spent budgets there for the run that resumes its batch. A pause for approval alone does not: its
+        decision re-enters the loop on the budget of the run that carries it out, as Agent Framework's does."""
         if state.session is None:
             return
         waiting = tuple(c.function_call.call_id for c in pause
                         if isinstance(c, UserInputRequest) and c.function_call is not None)
-        state.session.paused_budget = PausedBudget(state.function_calls, state.iterations, waiting)
+        if waiting:
+            state.session.paused_budget = PausedBudget(state.function_calls, state.iterations, waiting)
 
     def resume_spent_budget(self, state: _RunState, normalised: approvals.Normalised) -> None:
         """The run that carries out a paused batch (its decisions, its held calls, or the caller's results for its
