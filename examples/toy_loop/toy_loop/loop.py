@@ -77,7 +77,7 @@ class ToyLoop:
             source = self.model.stream(history, tool_choice=tool_choice, tools=names)
         else:
             response = await self.model.complete(history, tool_choice=tool_choice, tools=names)
-            source = _each(self._update(message) for message in response.messages)
+            source = _each(self._update(message) for message in _without_repeated_items(response.messages))
         kept: list[Update] = []
         shown: set[str | None] = set()  # messages with contents: a metadata-only update alone shows an empty one
         async for update in source:
@@ -160,6 +160,25 @@ def _as_text(value: JSON) -> str:
     if isinstance(value, str):
         return value
     return "" if value is None else json.dumps(value)
+
+
+def _without_repeated_items(messages: Sequence[Message]) -> list[Message]:
+    """A response's messages with each service output item once: a call repeated under the same call id and item
+    id is one call shown twice, which runs once and gets one result (spec 004, "Calls across response messages")."""
+    seen: set[tuple[str, str]] = set()
+    kept: list[Message] = []
+    for message in messages:
+        contents = []
+        for content in message.contents:
+            item = (content.call_id, content.item_id) if isinstance(content, FunctionCall) and content.item_id else None
+            if item in seen:
+                continue
+            if item is not None:
+                seen.add(item)
+            contents.append(content)
+        if contents:
+            kept.append(Message(message.role, tuple(contents)))
+    return kept
 
 
 def _visible(updates: Sequence[Update]) -> bool:

@@ -42,7 +42,8 @@ REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset[Capability](
 ) | SETTINGS
 
 REFERENCE_LOOP_MODULES: tuple[str, ...] = tuple(
-    f"harness.adapters.reference.{name}" for name in ("loop", "approvals", "policy", "session", "compaction"))
+    f"harness.adapters.reference.{name}"
+    for name in ("loop", "approvals", "policy", "session", "compaction", "occurrences"))
 
 
 def _default_factory(setup: ConversationSetup, catalog: Mapping[str, LoopTool]) -> ReferenceLoop:
