@@ -145,7 +145,7 @@ class _Occurrence:
 
 
 def orphans(messages: Sequence[Message], *, allow_pauses: bool,
-            caller_placeholders: Collection[str] = ()) -> list[str]:
+            caller_placeholders: Collection[str] = (), repeated: Collection[str] = ()) -> list[str]:
     """Calls without a result and results without a call, matching reused ids by occurrence in order.
 
     A pending-approval placeholder result (`placeholder_results`: the caller's, for an occurrence awaiting a
@@ -158,6 +158,10 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool,
     Caller-side, a call with no result in a model response that paused for approval or input is held back with its
     batch (the spec's mixed batches: "hidden safe calls replay only with the matching visible approval"), so it is
     allowed while the batch is paused; once the batch's pauses are answered it needs its result like any call.
+
+    `repeated` names the call ids that a model response itself repeated as one output item (the same call id and
+    service item id twice): a loop that passes the model's repeat on, giving both copies its one identity for the
+    occurrence, shows one call twice, which needs one result. A copy the loop made itself is never excused.
     """
     open_calls: list[_Occurrence] = []
     problems: list[str] = []
@@ -172,7 +176,7 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool,
         previous_role = message.role
         for content in message.contents:
             if isinstance(content, FunctionCall):
-                if not _repeats_occurrence(open_calls, content, batch):
+                if content.call_id not in repeated or not _repeats_occurrence(open_calls, content, batch):
                     open_calls.append(_Occurrence(content, batch=batch))
             elif isinstance(content, FunctionResult) and id(content) in placeholders:
                 match = next((o for o in open_calls if not o.closed and o.call.call_id == content.call_id), None)
@@ -208,8 +212,8 @@ def orphans(messages: Sequence[Message], *, allow_pauses: bool,
 
 def _repeats_occurrence(occurrences: Sequence[_Occurrence], call: FunctionCall, batch: int) -> bool:
     """Whether `call` is another copy of a call of the same model response that the loop itself identifies as the
-    same occurrence (its own identity for both, e.g. the service's item id): one call shown twice, which needs one
-    result, not two. Without such an identity every function_call is an occurrence of its own."""
+    same occurrence (its own identity for both, e.g. the service's item id). Without such an identity every
+    function_call is an occurrence of its own."""
     return call.occurrence_id is not None and any(
         o.batch == batch and o.call.call_id == call.call_id and o.call.occurrence_id == call.occurrence_id
         for o in occurrences)
@@ -224,10 +228,23 @@ def _paused_occurrence(open_calls: Sequence[_Occurrence], call: FunctionCall) ->
     return next(iter(same or [o for o in candidates if not o.paused] or candidates), None)
 
 
+def repeated_items(run: RunRecord) -> set[str]:
+    """The call ids that some model response of the run repeated as one output item: the same call id and service
+    item id twice in one response (spec: "Calls across response messages" - one call, executed once)."""
+    repeated: set[str] = set()
+    for turn in run.turns:
+        for step in turn.served:
+            items = Counter((c.call_id, c.item_id) for m in step.response.messages for c in m.contents
+                            if isinstance(c, FunctionCall) and c.item_id is not None)
+            repeated.update(call_id for (call_id, _), count in items.items() if count > 1)
+    return repeated
+
+
 def check_no_orphans(run: RunRecord) -> list[CheckResult]:
     failures: list[CheckResult] = []
     # A disabled loop hands the model's calls to the caller untouched: answering them is the caller's job.
     caller_side = run.scenario.config.enabled
+    repeated = repeated_items(run)
     for turn in run.turns:
         # With session-kept history the conversation so far is part of what the caller is shown to continue.
         earlier = _session_history(run, turn.index)
@@ -236,17 +253,17 @@ def check_no_orphans(run: RunRecord) -> list[CheckResult]:
         if turn.view.response is not None and caller_side:
             transcript = given + turn.response_messages()
             failures.extend(_fail("no-orphans", turn.index, f"caller-visible transcript: {p}")
-                            for p in orphans(transcript, allow_pauses=True))
+                            for p in orphans(transcript, allow_pauses=True, repeated=repeated))
         # A turn that raised leaves the caller an exception, not a transcript: the updates streamed before it are
         # abandoned with the turn (the spec lets an unknown call raise, and a call streams before it is judged).
         if turn.view.updates and caller_side and turn.view.error is None:
             streamed = earlier + turn.input_messages() + fold_updates(turn.view.updates).messages
             failures.extend(_fail("no-orphans", turn.index, f"streamed updates: {p}")
-                            for p in orphans(streamed, allow_pauses=True))
+                            for p in orphans(streamed, allow_pauses=True, repeated=repeated))
         for request in turn.requests:
             failures.extend(_fail("no-orphans", turn.index, f"history sent with model call #{request.number}: {p}")
                             for p in orphans(request.seen, allow_pauses=False,
-                                             caller_placeholders=caller_placeholders))
+                                             caller_placeholders=caller_placeholders, repeated=repeated))
     return failures or _pass("no-orphans")
 
 
