@@ -48,8 +48,8 @@ class DetectionControl:
     scenario: str  # a bundled scenario, relative to scenarios/
     check: str | None = None  # a check that must be among the failing ones, where one guards the rule
     modes: tuple[Mode, ...] = MODES  # the modes the break shows in
-    # The profile of that check, where it matters: a tentative reading fails the run here, and reads `differs`
-    # (never gating) in a report.
+    # A profile that check fails in, where it matters: a tentative reading fails the run here and reads `differs`
+    # (never gating) in a report; a safety failure gates every loop.
     profile: str | None = None
 
     @property
@@ -421,6 +421,19 @@ class FreshBudgetOnCallersAnswer(ReferenceLoop):
             state.session.paused_budget = None
 
 
+class RunsHeldSiblingsAtPauseToo(ReferenceLoop):
+    """Runs the local calls of a batch that pauses for the caller's own calls at once (their results dropped), and
+    again with the batch once the caller answers."""
+
+    async def _process_calls(self, calls: list[FunctionCall], state: _RunState) -> ReferenceLoop._Outcome:
+        outcome = await super()._process_calls(calls, state)
+        if outcome.pause:
+            local = [c for c in calls if (t := state.tools.get(c.name)) is not None
+                     and not t.declaration_only and not t.approval_required]
+            await self.execute_batch(local, state)
+        return outcome
+
+
 # --- context providers without a session -------------------------------------------------------------------------
 
 
@@ -550,6 +563,10 @@ DETECTION_CONTROLS: tuple[DetectionControl, ...] = (
                      profile="tentative"),
     DetectionControl(FreshBudgetOnCallersAnswer, "limits/caller-pause-iteration-budget.yaml", "expect.requests",
                      profile="tentative"),
+    DetectionControl(RunsHeldSiblingsAtPauseToo, "limits/caller-pause-function-call-budget.yaml", "exactly-once",
+                     profile="safety"),
+    DetectionControl(RunsHeldSiblingsAtPauseToo, "limits/caller-pause-iteration-budget.yaml", "exactly-once",
+                     profile="safety"),
 )
 
 # Breaks of a contested reading: they fail only tentative assertions, so the scenario reports `differs`.

@@ -42,7 +42,7 @@ async def test_the_broken_rule_fails_the_scenario(control: DetectionControl, mod
     if control.check is not None:
         assert control.check in failing, failing
     if control.profile is not None:
-        assert {c.profile for c in result.checks if c.id == control.check and c.verdict == "fail"} == {control.profile}
+        assert control.profile in {c.profile for c in result.checks if c.id == control.check and c.verdict == "fail"}
 
 
 TENTATIVE_CASES = [pytest.param(c, mode, id=f"{c.loop.__name__}-{c.scenario_path.stem}-{mode}")

@@ -255,7 +255,7 @@ class ReferenceLoop:
             if not outcome.pause:
                 self.after_batch(state)
             if outcome.pause:
-                self.keep_spent_budget(state, outcome.pause)
+                self.keep_spent_budget(state, calls, outcome.pause)
                 # A pause surfaces in the very message that holds the calls, as the caller's answer refers to it.
                 message_id = state.model_message_id or self._as_update(response_messages[-1], state).message_id
                 yield Update("assistant", outcome.pause, message_id), Message("assistant", outcome.pause), True
@@ -412,26 +412,31 @@ class ReferenceLoop:
         follow_up = any(isinstance(c, UserInputRequest) for c in executed_contents)
         return resumed, follow_up or state.terminated
 
-    def keep_spent_budget(self, state: _RunState, pause: Sequence[Content]) -> None:
+    def keep_spent_budget(self, state: _RunState, calls: Sequence[FunctionCall], pause: Sequence[Content]) -> None:
         """A run that pauses on a session for the caller's own calls (host-owned: the caller supplies their results)
-        leaves its spent budgets there for the run that resumes its batch. A pause for approval alone does not: its
-        decision re-enters the loop on the budget of the run that carries it out, as Agent Framework's does."""
+        while it holds local calls of the same batch leaves its spent budgets there: the held calls are the paused
+        run's unfinished work, and the run that carries them out continues its budget, as Agent Framework keeps the
+        budget state with such a batch. Any other pause ends the invocation, and the next one starts afresh (the
+        budgets count per invocation): a pause for approval alone, or one whose batch holds nothing."""
         if state.session is None:
             return
         waiting = tuple(c.function_call.call_id for c in pause
                         if isinstance(c, UserInputRequest) and c.function_call is not None)
-        if waiting:
+        held = [c for c in calls if (tool := state.tools.get(c.name)) is not None
+                and not tool.declaration_only and not tool.approval_required]
+        if waiting and held:
             state.session.paused_budget = PausedBudget(state.function_calls, state.iterations, waiting)
 
     def resume_spent_budget(self, state: _RunState, normalised: approvals.Normalised) -> None:
-        """The run that carries out a paused batch (its decisions, its held calls, or the caller's results for its
-        host-owned calls) continues the paused run's budgets: the caller's answer is not a new budget (rows "Shared
-        call budget", "Approval re-entry after iteration budget"). An unrelated turn leaves them waiting."""
+        """The run that carries out a batch paused on the caller's own calls, with the local calls it held, continues
+        the paused run's budgets: the caller's answer is not a new budget for the paused run's own work (our reading
+        of rows "Shared call budget" and "Approval re-entry after iteration budget"). An unrelated turn leaves them
+        waiting."""
         paused = state.session.paused_budget if state.session is not None else None
         if paused is None or state.session is None:
             return
         answered = {c.call_id for m in normalised.history for c in m.contents if isinstance(c, FunctionResult)}
-        if not normalised.pending and not answered.intersection(paused.waiting):
+        if not normalised.pending or not answered.intersection(paused.waiting):
             return
         state.function_calls += paused.function_calls
         state.iterations = max(state.iterations, paused.iterations)
