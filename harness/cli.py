@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from harness.citations import CITATIONS
 from harness.contract import DIALECTS, MODES
 from harness.errors import HarnessError
 from harness.exit_codes import ExitCode, exit_code_table
@@ -219,6 +220,13 @@ def _parser() -> argparse.ArgumentParser:
                     "the reason and the reproduction left as TODO for you to write.", epilog=STUB_EXAMPLES,
         formatter_class=_FORMAT)
     stub.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="results file written by 'run --json'")
+    citations = commands.add_parser(
+        "citations", help="list the ids a scenario's 'cites:' and a check can name, with the words they cite",
+        description="List every citation id, one a line with where it is written and its words: the spec's matrix\n"
+                    "rows (row:<title>), the sentences of its normative contract (sentence:<section>/<first six\n"
+                    "words>) and the external documents a check enforces. A word given keeps only the citations\n"
+                    "whose id, source or words contain it (any case).", formatter_class=_FORMAT)
+    citations.add_argument("words", nargs="*", metavar="WORD", help="keep only citations containing every word")
     commands.add_parser("list", help="list the installed implementations, by the names --impl takes",
                         description="List the installed implementations, one a line: the name 'run --impl' takes,\n"
                                     "then the providers it runs over (the values 'run --provider' takes), or why it\n"
@@ -262,6 +270,19 @@ def scenario_schema() -> dict[str, object]:
             **ScenarioSpec.model_json_schema(by_alias=True)}
 
 
+def _citations(words: Sequence[str]) -> int:
+    """Print the citation ids (filtered by `words`); exit 5, as a run with nothing to run, when none matches."""
+    wanted = [word.casefold() for word in words]
+    shown = [c for c in CITATIONS.values()
+             if all(word in f"{c.id} {c.source} {c.text}".casefold() for word in wanted)]
+    for citation in shown:
+        print(f"{citation.id}\n    {citation.source}: {citation.text}")
+    if not shown:
+        print(f"no citation contains {' '.join(words)!r}", file=sys.stderr)
+        return ExitCode.NOTHING_RAN
+    return ExitCode.OK
+
+
 def _silence_stdout() -> None:
     """Point stdout at /dev/null, so the interpreter's last flush at exit cannot fail on the closed pipe again."""
     with open(os.devnull, "w") as devnull:  # noqa: PTH123 - a descriptor to duplicate, not a path to read
@@ -286,6 +307,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _version_matrix(args)
     if args.command == "list":
         return _list()
+    if args.command == "citations":
+        return _citations(args.words)
     if args.command == "fuzz":
         try:
             from harness.fuzz.command import fuzz_command  # needs Hypothesis: imported only when fuzzing

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness.citations import CITATIONS
 from harness.cli import SCHEMA_ID, _parser, main
 from harness.reporting.baseline import apply_baseline, load_baseline
 from harness.reporting.baseline_stub import render_stub
@@ -63,6 +64,19 @@ def test_the_pre_commit_hook_runs_check_on_scenario_files() -> None:
     assert hook["language"] == "python"
     assert hook["pass_filenames"] is True
     assert _parser().parse_args([*shlex.split(hook["entry"])[1:], "a.yaml"]).command == "check"
+
+
+def test_citations_lists_every_id_a_scenario_may_cite_and_filters_by_words(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["citations"]) == 0
+    listed = [line for line in capsys.readouterr().out.splitlines() if not line.startswith(" ")]
+    assert listed == list(CITATIONS)
+    assert main(["citations", "APPROVED", "exactly"]) == 0
+    out = capsys.readouterr().out
+    assert "sentence:approval-request-and-resume/an-approved-tool-executes-exactly-once" in out
+    assert "An approved tool executes exactly once." in out
+    assert main(["citations", "no-such-words-anywhere"]) == 5
+    assert "no citation contains" in capsys.readouterr().err
 
 
 def test_the_schema_carries_a_versioned_id(capsys: pytest.CaptureFixture[str]) -> None:
