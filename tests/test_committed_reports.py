@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from requirements_helper import INSTALL_PINNED, require
+from text_diff import assert_same_text
 from tool_loader import load_tool
 
 from harness import BUNDLED_SCENARIOS, MODES, run_suite
@@ -31,16 +32,25 @@ def _installed_framework() -> str | None:
         return None
 
 
-@pytest.mark.parametrize("name", SNAPSHOT_FILES)
-def test_committed_report_is_current(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(scope="module")
+def fresh_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The snapshot's files written from one full run (at most once per test process, not once per file)."""
     installed = _installed_framework()
     require(installed == PINNED, f"the committed reports are of agent-framework-core {PINNED}, the release pinned in "
                                  f"constraints/latest.txt, and {installed or 'none'} is installed: {INSTALL_PINNED}")
-    monkeypatch.chdir(ROOT)  # scenario paths in reports are relative to the checkout, as the snapshot script runs
-    adapters, _ = installed_adapters()
-    known = load_baseline(BUNDLED_BASELINE).known_failures
-    suite = run_suite(adapters, [BUNDLED_SCENARIOS], MODES, known)
-    written = write_reports(ResultsDocument(tuple(suite.results), False), tmp_path)
-    fresh = next(path for path in written.values() if path.name == name).read_text(encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)  # scenario paths in reports are relative to the checkout, as the snapshot script runs
+        adapters, _ = installed_adapters()
+        known = load_baseline(BUNDLED_BASELINE).known_failures
+        suite = run_suite(adapters, [BUNDLED_SCENARIOS], MODES, known)
+    written = write_reports(ResultsDocument(tuple(suite.results), False), tmp_path_factory.mktemp("reports"))
+    return {path.name: path for path in written.values()}
+
+
+@pytest.mark.parametrize("name", SNAPSHOT_FILES)
+def test_committed_report_is_current(name: str, fresh_reports: dict[str, Path]) -> None:
+    fresh = fresh_reports[name].read_text(encoding="utf-8")
     committed = (ROOT / "results" / "snapshot" / name).read_text(encoding="utf-8")
-    assert fresh == committed, f"results/snapshot/{name} is stale: regenerate it with `nox -s snapshot`"
+    # A bounded diff: pytest's own diff of two megabyte strings takes minutes to build.
+    assert_same_text(fresh, committed, label=f"results/snapshot/{name}",
+                     hint=f"results/snapshot/{name} is stale: regenerate it with `nox -s snapshot`")
