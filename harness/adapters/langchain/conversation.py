@@ -35,6 +35,7 @@ from harness.adapters.langchain.convert import neutral_messages
 from harness.adapters.langchain.model import ScriptedChatModel
 from harness.adapters.langchain.settings import CallerOptions, limit_middleware, settings_handled
 from harness.adapters.langchain.tools import ToolErrors, build_tools
+from harness.adapters.langchain.tracing import bookkeeping_inline
 from harness.contents import Response, Update
 from harness.contract import CallerView, ConversationSetup, RaisedError, ScriptedProviderError, TurnInput
 from langchain.agents import create_agent  # pyright: ignore[reportUnknownVariableType]
@@ -112,7 +113,8 @@ class LangChainConversation:
         error: RaisedError | None = None
         done: Returned | None = None
         notes = settings_handled(self.setup.config)
-        with _captured_logs() as logs:
+        # LangSmith's bookkeeping inline: the thread pool must not decide which parallel call finishes first.
+        with _captured_logs() as logs, bookkeeping_inline():
             try:
                 if self.setup.config.enabled:
                     done = await self._agent_turn(caller, updates, notes)
