@@ -9,8 +9,8 @@ nox.options.reuse_existing_virtualenvs = True
 
 PYTHON = "3.11"
 # Every Python the package claims (requires-python >= 3.11, the classifiers): the floor and each newer release.
-# `nox -s tests_python` runs all three; CI runs 3.11 only until the 3.13 failures are fixed (`nox -s tests_python-3.13`)
-# where both interpreters are installed (nox finds python3.X on PATH, e.g. from pyenv or the deadsnakes packages).
+# `nox -s tests_python` runs all three where the interpreters are installed (nox finds python3.X on PATH, e.g. from
+# pyenv or the deadsnakes packages). CI (.ci/run) tests the oldest and the newest, 3.11 and 3.13, with these extras.
 PYTHONS = ["3.11", "3.12", "3.13"]
 # Every optional dependency the suite runs over (the wire providers, the hosting server, the other frameworks).
 EXTRAS = ".[agent-framework,providers,foundry-hosting,ag-ui,pydantic-ai,openai-agents,langchain,google-adk]"
