@@ -9,7 +9,9 @@ What it shows
     chunk with a call id against the calls already in the message by that id alone and appends the second call's
     arguments to the first: the response holds one c1 whose arguments are `{"city": "Paris"}{"city": "Rome"}`,
     which parses to nothing, so the tool is never called for either city and the model gets an error result for one
-    call. For control, the same two calls with different ids (c1, c2) stream as two calls and both run.
+    call. For control, the same two calls with different ids (c1, c2) stream as two calls and both run. (The
+    non-streaming run is printed for comparison only: on 1.10.0 ... 1.16.0 it runs one of the two calls,
+    reused_id_calls_in_one_response_deduplicated.py.)
 
 Spec rows violated (spec 004)
     Function calls and results: "Reused `call_id` values are correlated by logical occurrence, not one global value
@@ -19,7 +21,7 @@ Spec rows violated (spec 004)
     fail in streaming mode over the neutral, openai-responses and openai-chat providers.
 
 Affected releases
-    Checked with agent-framework-core 1.23.0; other releases not checked.
+    agent-framework-core 1.10.0 ... 1.23.0 (still present; every release of the sweep checked).
 
 Run
     <venv>/bin/python repro/agent_framework/streamed_reused_id_calls_merged.py
@@ -108,9 +110,11 @@ async def main() -> int:
     streamed = await run(("c1", "c1"), stream=True)
     print(f"control, ids c1 and c2, streaming: ran {control}\nids c1 and c1, non-streaming: ran {plain}\n"
           f"ids c1 and c1, streaming: ran {streamed}")
-    if control != ["Paris", "Rome"] or plain != ["Paris", "Rome"]:
-        print("UNEXPECTED: the control cases did not run both calls; the reproduction needs updating")
+    if control != ["Paris", "Rome"]:
+        print("UNEXPECTED: the control case did not run both calls; the reproduction needs updating")
         return 2
+    if plain != ["Paris", "Rome"]:  # a defect of its own: reused_id_calls_in_one_response_deduplicated.py
+        print("(without streaming this release runs one of the two calls sharing c1: another defect)")
     if streamed != ["Paris", "Rome"]:
         print("DEFECT: streamed, the two complete calls sharing c1 did not each run once")
         return 1
