@@ -19,8 +19,8 @@ Spec rows violated (spec 004)
     `correlation.pending-history.answered-sibling-reasoning`.
 
 Affected releases
-    agent-framework-core 1.10.0 ... 1.18.0 (exit 1 on 1.10.0, 1.11.0, 1.12.0, 1.12.1 and 1.14.0 ... 1.18.0; 1.13.0
-    not run), fixed in 1.19.0, which pauses each call with its own kind of request (exit 0 on 1.19.0 ... 1.23.0).
+    agent-framework-core 1.10.0 ... 1.18.0 (exit 1 on each release of the range), fixed in 1.19.0, which pauses each
+    call with its own kind of request (exit 0 on 1.19.0 ... 1.23.0).
 
 Run
     <venv>/bin/python repro/agent_framework/mixed_batch_pause_one_request_kind.py

@@ -16,8 +16,8 @@ Spec rows violated (spec 004)
     streamed_reused_id_calls_merged.py.)
 
 Affected releases
-    agent-framework-core 1.10.0 ... 1.16.0 (exit 1 on 1.10.0, 1.11.0, 1.12.0, 1.12.1 and 1.14.0 ... 1.16.0; 1.13.0
-    not run), fixed in 1.17.0, which runs both occurrences and pauses each (exit 0 on 1.17.0 ... 1.23.0).
+    agent-framework-core 1.10.0 ... 1.16.0 (exit 1 on each release of the range), fixed in 1.17.0, which runs both
+    occurrences and pauses each (exit 0 on 1.17.0 ... 1.23.0).
 
 Run
     <venv>/bin/python repro/agent_framework/reused_id_calls_in_one_response_deduplicated.py

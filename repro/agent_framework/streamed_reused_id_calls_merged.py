@@ -21,8 +21,7 @@ Spec rows violated (spec 004)
     fail in streaming mode over the neutral, openai-responses and openai-chat providers.
 
 Affected releases
-    agent-framework-core 1.10.0 ... 1.23.0, still present (exit 1 on 1.10.0, 1.11.0, 1.12.0, 1.12.1 and
-    1.14.0 ... 1.23.0; 1.13.0 not run).
+    agent-framework-core 1.10.0 ... 1.23.0, still present (exit 1 on each release of the range).
 
 Run
     <venv>/bin/python repro/agent_framework/streamed_reused_id_calls_merged.py

@@ -19,7 +19,7 @@ Spec rows violated (spec 004)
 
 Affected releases
     Every pairing run: agent-framework-ag-ui 1.0.0rc7 ... 1.7.0 with core 1.10.0, 1.11.0, 1.12.0, 1.12.1 and
-    1.14.0 ... 1.23.0 (exit 1; core 1.13.0 not run). Still present.
+    1.13.0 ... 1.23.0 (exit 1). Still present.
 
 Run
     <venv>/bin/python repro/agent_framework_ag_ui/nameless_first_delta_no_tool_call_start.py
