@@ -68,6 +68,8 @@ Capability = Literal[
     "budget-counts",  # reports the function-call budget each run has spent (`CallerView.function_calls_counted`)
     "caller-options",  # a turn's own caller options for its run, such as `tool_choice` (`TurnInput.tool_choice`)
     "streamed-mapping-arguments",  # streamed call arguments handed over as a mapping, not JSON text (as clients do)
+    "call-item-ids",  # a call's service item id (`FunctionCall.item_id`) reaches the loop, which can tell a call
+    # shown twice (same call id and item id) from two calls that share a call id
     # Loop settings (`LoopConfig`): a scenario that sets one needs the loop to have it, and is n/a where it has not.
     "iteration-budget",  # max_iterations: a bound on the model calls of one run
     "function-call-budget",  # max_function_calls: a bound on the tool executions of one run

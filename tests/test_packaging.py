@@ -38,7 +38,7 @@ from harness.scenario.model import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 TOY = ROOT / "examples" / "toy_loop"
-TOY_CAPABILITIES = frozenset({"reasoning"})
+TOY_CAPABILITIES = frozenset({"reasoning", "call-item-ids"})
 SCENARIO_FILES = [path.relative_to(ROOT).as_posix() for path in discover([ROOT / "scenarios"])]
 # Build outputs, caches and environments a checkout may hold; the rest is copied and built as it is.
 _NOT_SOURCES = shutil.ignore_patterns(".git", ".nox", ".venv", ".ci-venv", "build", "dist", "reports", "*.egg-info",

@@ -20,10 +20,11 @@ from harness.contract import (
 )
 from toy_loop.loop import ToyLoop, UnknownToolError
 
-# Only what the loop really does: it keeps reasoning contents with their calls, untouched. No approvals, user
+# Only what the loop really does: it keeps reasoning contents with their calls, untouched, and it sees each call's
+# service item id, so a call a response shows twice under one item id runs once. No approvals, user
 # input, sessions, declaration-only or hosted tools, invocation kwargs, runtime tool changes or middleware: the
 # scenarios that need one of those report n/a for toy_loop, with the missing capability as the reason.
-CAPABILITIES: frozenset[Capability] = frozenset({"reasoning"})
+CAPABILITIES: frozenset[Capability] = frozenset({"reasoning", "call-item-ids"})
 
 # Scenarios whose caller input has no form in the loop's own API, each with the reason: n/a, never a pass. The toy
 # loop takes every input the core scenarios give, so it names none; a framework that cannot take some input names

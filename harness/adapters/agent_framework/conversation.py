@@ -333,6 +333,8 @@ class AgentFrameworkAdapter:
             capabilities.add("occurrence-identity")
         if FEATURES.sliding_window:
             capabilities.add("compaction")
+        if FEATURES.call_item_id:  # the call content takes the service's item id as its `id` from 1.17.0
+            capabilities.add("call-item-ids")
         if FEATURES.budget_state_key:
             capabilities.add("budget-counts")
         capabilities |= SETTINGS

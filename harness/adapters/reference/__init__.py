@@ -38,7 +38,7 @@ REFERENCE_CAPABILITIES: frozenset[Capability] = frozenset[Capability](
      "invocation-kwargs", "hosted-tools", "reasoning", "informational-only", "sessions", "occurrence-identity",
      "service-continuation", "session-serialization", "persisted-budgets", "approval-policy", "signature-tools",
      "context-providers", "history-providers", "compaction", "budget-counts", "caller-options",
-     "streamed-mapping-arguments"}
+     "streamed-mapping-arguments", "call-item-ids"}
 ) | SETTINGS
 
 REFERENCE_LOOP_MODULES: tuple[str, ...] = tuple(
