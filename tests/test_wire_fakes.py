@@ -155,6 +155,16 @@ def test_every_chat_chunk_is_a_chunk_of_the_sdk_and_the_stream_ends_with_done() 
     assert chunks[-1].choices[0].finish_reason == "tool_calls"
 
 
+def test_a_chat_call_whose_name_comes_after_its_id_gets_the_name_on_a_later_chunk() -> None:
+    step = _step(CALL, chunks=((FunctionCall("c1", "", ""),), (FunctionCall("c1", "get_weather", ""),),
+                               (FunctionCall("c1", "", '{"city": '),), (FunctionCall("", "", '"Paris"}'),)))
+    events = OpenAIChat().render_stream(step, step.updates, "chatcmpl-1", ServiceState())
+    chunks = [ChatCompletionChunk.model_validate(json.loads(e)) for e in events[:-1]]
+    deltas = [(c.index, c.id, c.function.name if c.function else None) for chunk in chunks
+              for choice in chunk.choices for c in choice.delta.tool_calls or []]
+    assert deltas == [(0, "c1", ""), (0, None, "get_weather"), (0, None, None), (0, None, None)]
+
+
 # --- parsing requests back ----------------------------------------------------------------------------------------
 
 

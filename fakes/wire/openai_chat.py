@@ -133,7 +133,10 @@ class OpenAIChat(ServedPaths):
                                                        "function": {"name": content.name, "arguments": piece}}]})
                     elif current >= 0:
                         at = indexes.get(content.call_id, current)
-                        chunks.append({"tool_calls": [{"index": at, "function": {"arguments": piece}}]})
+                        # A name that arrives after the call's id is sent on its own delta, as such providers do;
+                        # left out, the client would receive a call that never gets a name.
+                        function = {"name": content.name, "arguments": piece} if content.name else {"arguments": piece}
+                        chunks.append({"tool_calls": [{"index": at, "function": function}]})
         _, calls = _answer(step.response)
         events = [_chunk(response_id, delta, None) for delta in chunks]
         events.append(_chunk(response_id, {}, _finish_reason(step.response, calls)))
