@@ -158,7 +158,7 @@ def test_every_command_and_argument_has_a_plain_description() -> None:
     [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     listed = {action.dest: action.help for action in commands._choices_actions}
     assert set(listed) == {"run", "report", "gate", "diff", "version-matrix", "schema", "list", "fuzz", "mutate",
-                           "coverage", "affected-rows", "check", "baseline-stub"}
+                           "coverage", "affected-rows", "check", "baseline-stub", "citations"}
     for name, command in _commands().items():
         assert listed[name], f"{name} has no one-line help"
         assert command.description, f"{name} --help has no description"
