@@ -20,15 +20,22 @@ class LogCapture(logging.Handler):
 
 
 @contextmanager
-def captured_logs(*names: str, level: int = logging.WARNING,
-                  lines: list[str] | None = None) -> Generator[LogCapture]:
-    """Records of the loggers `names` while the block runs (the loggers' own levels are left as they are)."""
+def captured_logs(*names: str, level: int = logging.WARNING, lines: list[str] | None = None,
+                  logger_level: int | None = None) -> Generator[LogCapture]:
+    """Records of the loggers `names` while the block runs. Their own levels are left as they are, unless
+    `logger_level` is given: a framework whose loggers default to dropping what a failure should show has them
+    lowered to it for the block, and put back after."""
     loggers = [logging.getLogger(name) for name in names]
     handler = LogCapture(level, lines)
+    previous = [logger.level for logger in loggers]
     for logger in loggers:
         logger.addHandler(handler)
+        if logger_level is not None:
+            logger.setLevel(logger_level)
     try:
         yield handler
     finally:
-        for logger in loggers:
+        for logger, before in zip(loggers, previous, strict=True):
             logger.removeHandler(handler)
+            if logger_level is not None:
+                logger.setLevel(before)

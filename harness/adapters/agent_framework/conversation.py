@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Generator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -49,6 +49,8 @@ from harness.contract import (
     ScriptedProviderError,
     TurnInput,
 )
+from harness.log_capture import LogCapture
+from harness.log_capture import captured_logs as _log_records
 from harness.transcript import message_form
 
 if TYPE_CHECKING:
@@ -69,37 +71,16 @@ def invocation_configuration(config: LoopConfig) -> dict[str, Any]:
     return {key: value for key, value in settings.items() if value is not None}
 
 
-class _LogCapture(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(f"{record.levelname} {record.name}: {record.getMessage()}")
-
-
 def wire_serving(setup: ConversationSetup) -> AbstractContextManager[None]:
     """The wire endpoint answering a conversation's requests (the SDK client is shared by the process); nothing
     for the neutral provider."""
     return nullcontext() if setup.wire is None else setup.wire.serving()
 
 
-@contextmanager
-def captured_logs(*names: str) -> Generator[_LogCapture]:
+def captured_logs(*names: str) -> AbstractContextManager[LogCapture]:
     """Framework log records of one turn: some behaviour (an input it ignores) is visible only there. `names` are
     the loggers to read besides the framework's own."""
-    loggers = [logging.getLogger(name) for name in ("agent_framework", *names)]
-    handler = _LogCapture()
-    previous = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-    try:
-        yield handler
-    finally:
-        for logger, level in zip(loggers, previous, strict=True):
-            logger.removeHandler(handler)
-            logger.setLevel(level)
+    return _log_records("agent_framework", *names, logger_level=logging.INFO)
 
 
 def _key(message: Message) -> str:

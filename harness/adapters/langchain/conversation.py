@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Generator
-from contextlib import contextmanager
 from typing import Any, cast
 
 from langchain_core.messages import AIMessageChunk, BaseMessage
@@ -38,6 +36,7 @@ from harness.adapters.langchain.tools import ToolErrors, build_tools
 from harness.adapters.langchain.tracing import bookkeeping_inline
 from harness.contents import Response, Update
 from harness.contract import CallerView, ConversationSetup, RaisedError, ScriptedProviderError, TurnInput
+from harness.log_capture import captured_logs
 from langchain.agents import create_agent  # pyright: ignore[reportUnknownVariableType]
 from langchain.agents.middleware import AgentMiddleware, HumanInTheLoopMiddleware
 
@@ -58,28 +57,6 @@ def _caused_by_provider(error: BaseException) -> bool:
 
 def raised(error: Exception) -> RaisedError:
     return RaisedError(type(error).__name__, str(error), "provider" if _caused_by_provider(error) else "loop")
-
-
-class _LogCapture(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(f"{record.levelname} {record.name}: {record.getMessage()}")
-
-
-@contextmanager
-def _captured_logs() -> Generator[_LogCapture]:
-    loggers = [logging.getLogger(name) for name in ("langchain", "langgraph", "langchain_core")]
-    handler = _LogCapture()
-    for logger in loggers:
-        logger.addHandler(handler)
-    try:
-        yield handler
-    finally:
-        for logger in loggers:
-            logger.removeHandler(handler)
 
 
 class LangChainConversation:
@@ -114,7 +91,8 @@ class LangChainConversation:
         done: Returned | None = None
         notes = settings_handled(self.setup.config)
         # LangSmith's bookkeeping inline: the thread pool must not decide which parallel call finishes first.
-        with _captured_logs() as logs, bookkeeping_inline():
+        with captured_logs("langchain", "langgraph", "langchain_core", level=logging.INFO) as logs, \
+                bookkeeping_inline():
             try:
                 if self.setup.config.enabled:
                     done = await self._agent_turn(caller, updates, notes)

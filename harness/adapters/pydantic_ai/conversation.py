@@ -57,6 +57,7 @@ from harness.contract import (
     ScriptedProviderError,
     TurnInput,
 )
+from harness.log_capture import LogCapture, captured_logs
 from pydantic_ai import (
     Agent,
     AgentRunResult,
@@ -123,31 +124,14 @@ def _stable(message: str) -> str:
     return _SET_OF_STRINGS.sub(lambda m: "{" + ", ".join(sorted(m.group(0)[1:-1].split(", "))) + "}", message)
 
 
-class _LogCapture(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(f"{record.levelname} {record.name}: {record.getMessage()}")
-
-
 @contextmanager
-def _captured_logs() -> Generator[_LogCapture]:
+def _captured_logs() -> Generator[LogCapture]:
     """pydantic-ai's log records and warnings during one turn, shown with a failure."""
-    logger = logging.getLogger("pydantic_ai")
-    handler = _LogCapture()
-    previous = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
+    with captured_logs("pydantic_ai", level=logging.INFO, logger_level=logging.INFO) as handler:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             yield handler
         handler.lines.extend(f"WARNING {w.category.__name__}: {w.message}" for w in caught)
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(previous)
 
 
 class PydanticAIConversation:
