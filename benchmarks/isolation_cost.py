@@ -10,7 +10,9 @@ mutant children), never wall time, since the machine may be shared:
    template per implementation, run processes forked from it, the judge in this process) against `run_suite` (all
    in this process, after an untimed pass), over the same scenarios and modes, neutral provider; both load the
    scenario files. Shown with and without the template's start-up (an interpreter and the adapter's imports, paid
-   once per implementation and concurrent run).
+   once per implementation and concurrent run). Then the steady state, both sides warm (the isolated suite again
+   over a pool that has served one pass), and under it the floors of `isolation_floor.py`: messages a run times
+   a bare round trip, and the judge's CPU reading them strictly, against the budget 1.15x leaves a run.
 2. each wire dialect ÷ neutral, for agent_framework in process, over the scenario × mode pairs both run (n/a
    runs cost nothing and are left out), after an untimed warm-up pass of each dialect.
 3. a full mutation run of the framework's loop module (`agent_framework._tools`): the fixed cost (probe and the
@@ -30,14 +32,15 @@ import argparse
 import asyncio
 import io
 import json
-import resource
 import statistics
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from isolation_floor import ProtocolTally, all_cpu, own_cpu, round_trip_cpu  # beside this script
+
 from harness.contract import DIALECTS, MODES, Dialect, LoopAdapter, Mode, adapter_dialects
-from harness.run.isolation import WorkerPool, probe
+from harness.run.isolation import RunRequest, WorkerPool, probe, run_requests
 from harness.run.registry import load_adapter
 from harness.run.runner import run_scenario
 from harness.run.suite import BUNDLED_SCENARIOS, load_all, run_isolated_suite, run_suite
@@ -46,16 +49,10 @@ from harness.scenario.model import Scenario
 LOOP_MODULE_IMPLEMENTATION = "agent_framework"
 
 
-def cpu_seconds() -> float:
-    """CPU time of this process and of every process it has waited for (theirs include their own children's)."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
 def measured(action: Callable[[], object]) -> float:
-    started = cpu_seconds()
+    started = own_cpu()
     action()
-    return cpu_seconds() - started
+    return own_cpu() - started
 
 
 def isolation_ratio(name: str, paths: Sequence[Path], scenarios: Sequence[Scenario], repeat: int = 1) -> None:
@@ -78,6 +75,46 @@ def isolation_ratio(name: str, paths: Sequence[Path], scenarios: Sequence[Scenar
               f"ratio {isolated / local:.2f}x with the template's start-up ({start:.2f}s), "
               f"{(isolated - start) / local:.2f}x without")
     _median(name, ratios)
+    steady_state_ratio(name, adapter, paths, len(scenarios) * len(MODES), repeat)
+
+
+def steady_state_ratio(name: str, adapter: LoopAdapter, paths: Sequence[Path], runs: int, repeat: int) -> None:
+    """Both sides warm: in process after an untimed pass, as above; isolated over a pool that has already served
+    one untimed pass (its template started, its run process has imported what the runs need). What isolation
+    costs a run once every one-off cost is paid, and the floors under it."""
+
+    def requests() -> list[RunRequest]:  # the scenario files are loaded on both sides
+        return [RunRequest(s, name, m, "neutral") for s in load_all(paths)[0] for m in MODES]
+
+    ratios: list[float] = []
+    locals_: list[float] = []
+    tally = ProtocolTally()
+    with WorkerPool(1) as pool:
+        run_requests(pool, requests())
+        for _ in range(repeat):
+            local = measured(lambda: run_suite([adapter], paths, MODES, providers=["neutral"]))
+            isolated = measured_all(lambda: run_requests(pool, requests()))
+            ratios.append(isolated / local)
+            locals_.append(local)
+            print(f"{'':>16}  steady state: in process {local:6.2f}s, isolated {isolated:6.2f}s: "
+                  f"ratio {isolated / local:.2f}x")
+        with tally.counting():  # a pass of its own: the tally's timers are not in the figures above
+            run_requests(pool, requests())
+    _median(f"{name} steady", ratios)
+    # What a bare round trip costs moves with the load (a wake-up on an idle core costs more than a switch on a busy
+    # one): five measurements, their median and range.
+    trips = sorted(round_trip_cpu() for _ in range(5))
+    trip, budget, messages = trips[2], 0.15 * statistics.median(locals_), tally.messages / runs
+    print(f"{'':>16}  budget at 1.15x: {1000 * budget / runs:.2f} ms a run. Floors: {messages:.1f} messages a run "
+          f"x {1e6 * trip:.0f} us a bare round trip ({1e6 * trips[0]:.0f} to {1e6 * trips[-1]:.0f}) = "
+          f"{1000 * messages * trip:.2f} ms; the judge reading them strictly: {1000 * tally.reading / runs:.2f} ms")
+
+
+def measured_all(action: Callable[[], object]) -> float:
+    """As `measured`, with the live processes a pool keeps between passes."""
+    started = all_cpu()
+    action()
+    return all_cpu() - started
 
 
 def _median(name: str, ratios: Sequence[float]) -> None:
