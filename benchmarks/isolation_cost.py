@@ -126,9 +126,11 @@ def _median(name: str, ratios: Sequence[float]) -> None:
 def wire_ratios(scenarios: Sequence[Scenario], repeat: int = 1) -> None:
     adapter = load_adapter(LOOP_MODULE_IMPLEMENTATION)
     dialects = [d for d in adapter_dialects(adapter) if d != "neutral"]
-    for dialect in (d for d in DIALECTS if d in dialects):
+    wires: list[Dialect] = [d for d in DIALECTS if d in dialects]
+    for dialect in wires:
         pairs = _runnable(adapter, scenarios, dialect)
-        for d in ("neutral", dialect):  # warm-up, untimed
+        both: tuple[Dialect, Dialect] = ("neutral", dialect)
+        for d in both:  # warm-up, untimed
             _timed_pairs(adapter, pairs, d)
         neutral, wire = _timed_pairs(adapter, pairs, "neutral"), _timed_pairs(adapter, pairs, dialect)
         print(f"{dialect:>16}: {wire:6.2f}s against {neutral:6.2f}s neutral over the {len(pairs)} scenario × mode "
