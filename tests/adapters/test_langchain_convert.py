@@ -96,6 +96,22 @@ def test_call_fragments_get_langchain_indexes_and_merge_back_into_the_calls() ->
     assert [(c["id"], c["args"]) for c in total.tool_calls] == [("c1", {"city": "Paris"}), ("c2", {"city": "London"})]
 
 
+def test_fragments_of_one_call_in_one_update_are_one_chunk_the_agent_reads_as_one_call() -> None:
+    # The fuzzer's stream split of correlation.reused-id.approved-and-rejected-rounds: the name with empty
+    # arguments, then the arguments, in one update. Two chunks of one index inside one message chunk stay two calls
+    # in LangChain (the second without id or name), so they must arrive folded, as a provider's integration sends.
+    indexes = CallIndexes()
+    update = Update("assistant", (FunctionCall("c1", "deploy", ""), FunctionCall("", "", '{"env": "staging"}'),
+                                  FunctionCall("c2", "deploy", '{"env": "prod"}')), "m")
+    chunk = chunk_of(update, indexes)
+    assert [(c["id"], c["name"], c["index"]) for c in chunk.tool_call_chunks] == [("c1", "deploy", 0),
+                                                                                  ("c2", "deploy", 1)]
+    assert [(c["id"], c["args"]) for c in chunk.tool_calls] == [("c1", {"env": "staging"}), ("c2", {"env": "prod"})]
+    late_name = chunk_of(Update("assistant", (FunctionCall("c3", "", '{"env": '), FunctionCall("", "deploy", '"qa"}')),
+                                "m"), CallIndexes())
+    assert [(c["id"], c["name"], c["args"]) for c in late_name.tool_calls] == [("c3", "deploy", {"env": "qa"})]
+
+
 def test_caller_updates_fold_into_the_turns_messages_with_one_tool_message_per_batch() -> None:
     seen = CallerUpdates()
     seen.add(AIMessageChunk(content="", id="run-1",

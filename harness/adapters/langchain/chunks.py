@@ -64,6 +64,22 @@ class BlockIndexes:
         return reasoning_block(fragment, index, first=not continues)
 
 
+def _one_per_index(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool-call chunks of one update with the fragments of one call folded into one chunk, as a provider's
+    integration delivers them: LangChain merges chunks of equal `index` only across message chunks (`merge_lists`
+    copies the left list as it is), so two fragments of one call inside one chunk would stay two calls, one of
+    them nameless and without an id. A later fragment fills what the first left empty and extends the arguments."""
+    folded: list[dict[str, Any]] = []
+    for call in calls:
+        if folded and folded[-1]["index"] == call["index"]:
+            first = folded[-1]
+            folded[-1] = first | {"id": first["id"] or call["id"], "name": first["name"] or call["name"],
+                                  "args": first["args"] + call["args"]}
+        else:
+            folded.append(call)
+    return folded
+
+
 def chunk_of(update: Update, indexes: CallIndexes, blocks: BlockIndexes | None = None) -> AIMessageChunk:
     """One provider update as the message chunk a LangChain chat model streams."""
     blocks = blocks or BlockIndexes()
@@ -71,9 +87,9 @@ def chunk_of(update: Update, indexes: CallIndexes, blocks: BlockIndexes | None =
     shown = [c for c in update.contents if isinstance(c, Reasoning | Text)]
     content: Any = ([blocks.block(c) for c in shown] if blocks.blocks
                     else "".join(c.text for c in shown if isinstance(c, Text)))
-    calls = [{"id": c.call_id or None, "name": c.name or None, "args": _argument_text(c.arguments),
-              "index": indexes.index(c), "type": "tool_call_chunk"}
-             for c in update.contents if isinstance(c, FunctionCall) and c.server_label is None]
+    calls = _one_per_index([{"id": c.call_id or None, "name": c.name or None, "args": _argument_text(c.arguments),
+                             "index": indexes.index(c), "type": "tool_call_chunk"}
+                            for c in update.contents if isinstance(c, FunctionCall) and c.server_label is None])
     metadata: dict[str, Any] = {"finish_reason": update.finish_reason} if update.finish_reason else {}
     return AIMessageChunk(content=content, tool_call_chunks=cast(Any, calls), response_metadata=metadata)
 
