@@ -87,6 +87,24 @@ def test_a_stream_yields_text_fragments_then_whole_calls_then_the_final_response
         "Let me ", "f"]
 
 
+def test_an_empty_update_does_not_end_a_streamed_call_its_later_arguments_continue() -> None:
+    # The short fuzz profile's stream split (seed 20260602): the call's id and name, an empty update, then its
+    # arguments without id or name. The call was flushed at the empty update, so ADK got a call without arguments
+    # and a second, nameless one (which it gave an id of its own and left without a result).
+    stream = ScriptedStream()
+    partials = [*stream.partials(Update("assistant", (FunctionCall("c1", "get_weather", ""),), "m")),
+                *stream.partials(Update("assistant", (), "m")),
+                *stream.partials(Update("assistant", (FunctionCall("", "", '{"city": "Paris"}'),), "m")),
+                *stream.partials(Update("assistant", (), "m")),
+                *stream.flush_calls()]
+    calls = [part.function_call for p in partials if p.content for part in p.content.parts or []]
+    assert [(c.id, c.name, c.args) for c in calls if c is not None] == [("c1", "get_weather", {"city": "Paris"})]
+    text_ends_it = ScriptedStream()
+    ended = [*text_ends_it.partials(Update("assistant", (FunctionCall("c1", "f", "{}"),), "m")),
+             *text_ends_it.partials(Update("assistant", (Text("done"),), "m"))]
+    assert [bool(p.content and p.content.parts and p.content.parts[0].function_call) for p in ended] == [True, False]
+
+
 def _confirmation_events() -> list[Event]:
     """What ADK yields for one gated call beside a safe one: the calls, the responses, the confirmation request."""
     calls = Event(id="e1", invocation_id="i", author=AGENT, content=types.Content(

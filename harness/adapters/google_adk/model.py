@@ -119,7 +119,9 @@ class ScriptedStream:
         fragments = tuple(c for c in update.contents if not isinstance(c, FunctionCall | Usage))
         if any(isinstance(c, FunctionCall) for c in update.contents):
             self.pending_calls.extend(c for c in update.contents if isinstance(c, FunctionCall))
-        elif self.pending_calls:
+        elif self.pending_calls and update.contents:
+            # Only another content ends the calls (as it ends them in `merge_contents`): an empty update is no
+            # content, and a later fragment without id or name still continues the call before it.
             out.extend(self.flush_calls())
         if fragments and (partial := _partial(fragments)) is not None:
             out.append(partial)
