@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, Sys
 
 from harness.adapters.langchain.approvals import Pause, pause_of, with_requests  # noqa: E402
 from harness.adapters.langchain.caller import caller_input  # noqa: E402
-from harness.adapters.langchain.chunks import BlockIndexes, CallerUpdates, CallIndexes, chunk_of  # noqa: E402
+from harness.adapters.langchain.chunks import BlockIndexes, CallerUpdates, CallIndexes, chunk_of, chunks_of  # noqa: E402
 from harness.adapters.langchain.convert import ai_message, neutral_messages, to_langchain  # noqa: E402
 from harness.adapters.langchain.model import _request, response_message, tool_names  # noqa: E402
 from harness.adapters.langchain.tools import argument_model  # noqa: E402
@@ -96,20 +96,39 @@ def test_call_fragments_get_langchain_indexes_and_merge_back_into_the_calls() ->
     assert [(c["id"], c["args"]) for c in total.tool_calls] == [("c1", {"city": "Paris"}), ("c2", {"city": "London"})]
 
 
-def test_fragments_of_one_call_in_one_update_are_one_chunk_the_agent_reads_as_one_call() -> None:
-    # The fuzzer's stream split of correlation.reused-id.approved-and-rejected-rounds: the name with empty
-    # arguments, then the arguments, in one update. Two chunks of one index inside one message chunk stay two calls
-    # in LangChain (the second without id or name), so they must arrive folded, as a provider's integration sends.
-    indexes = CallIndexes()
+def _added(chunks: list[AIMessageChunk]) -> AIMessageChunk:
+    total = chunks[0]
+    for chunk in chunks[1:]:
+        total = total + chunk
+    assert isinstance(total, AIMessageChunk)
+    return total
+
+
+def test_an_update_of_several_fragments_is_one_chunk_each_so_langchain_merges_them_in_order() -> None:
+    # Stream splits the fuzzer drew: a call's name with empty arguments, then its arguments, in one update (seed
+    # 20260602 at 029922f); a call's arguments and the next reasoning item in one update (seed 8); two fragments of
+    # one reasoning item in one update (seed 2). LangChain merges equal indexes only across chunks and keeps a
+    # chunk's calls apart from its content, so inside one chunk these became a call without id or name, a call
+    # split around the reasoning, and a reasoning text out of order.
+    indexes, blocks = CallIndexes(), BlockIndexes()
     update = Update("assistant", (FunctionCall("c1", "deploy", ""), FunctionCall("", "", '{"env": "staging"}'),
-                                  FunctionCall("c2", "deploy", '{"env": "prod"}')), "m")
-    chunk = chunk_of(update, indexes)
-    assert [(c["id"], c["name"], c["index"]) for c in chunk.tool_call_chunks] == [("c1", "deploy", 0),
-                                                                                  ("c2", "deploy", 1)]
-    assert [(c["id"], c["args"]) for c in chunk.tool_calls] == [("c1", {"env": "staging"}), ("c2", {"env": "prod"})]
-    late_name = chunk_of(Update("assistant", (FunctionCall("c3", "", '{"env": '), FunctionCall("", "deploy", '"qa"}')),
-                                "m"), CallIndexes())
-    assert [(c["id"], c["name"], c["args"]) for c in late_name.tool_calls] == [("c3", "deploy", {"env": "qa"})]
+                                  FunctionCall("c2", "deploy", '{"env": "prod"}')), "m", "tool_calls")
+    chunks = chunks_of(update, indexes, blocks)
+    assert [c.tool_call_chunks[0]["index"] for c in chunks] == [0, 0, 1]
+    assert [c.response_metadata.get("finish_reason") for c in chunks] == [None, None, "tool_calls"]
+    total = _added(chunks)
+    assert [(c["id"], c["name"], c["args"]) for c in total.tool_calls] == [("c1", "deploy", {"env": "staging"}),
+                                                                           ("c2", "deploy", {"env": "prod"})]
+    reasoning = chunks_of(Update("assistant", (Reasoning(""), Reasoning("O")), "m"), CallIndexes(), BlockIndexes())
+    later = chunk_of(Update("assistant", (Reasoning("ne file goes."),), "m"), CallIndexes(), BlockIndexes())
+    assert [b["reasoning"] for b in _added([*reasoning, later]).content_blocks if b["type"] == "reasoning"] == [
+        "One file goes."]
+    seen = CallerUpdates()
+    for chunk in chunks_of(Update("assistant", (FunctionCall("", "", "{}"), Reasoning("next")), "m"),
+                           CallIndexes(), BlockIndexes()):
+        seen.add(chunk)
+    assert [u.contents for u in seen.updates] == [(FunctionCall("", "", "{}"),), (Reasoning("next"),)]
+    assert len(chunks_of(Update("assistant", (Text("one"),), "m"), CallIndexes())) == 1
 
 
 def test_caller_updates_fold_into_the_turns_messages_with_one_tool_message_per_batch() -> None:

@@ -3,7 +3,8 @@ the agent's stream yields as neutral updates (caller side).
 
 LangChain merges tool-call chunks by their `index`, not by id: a fragment that carries a name starts a new call
 (the next index), and a fragment without one continues the call before it, the rule `merge_contents` applies to
-neutral fragments. Updates of one model call are one `AIMessageChunk` stream, as one model call is one message.
+neutral fragments. Updates of one model call are one `AIMessageChunk` stream, as one model call is one message;
+an update of several fragments is one chunk per fragment (`chunks_of`), as a provider's integration streams them.
 """
 
 from __future__ import annotations
@@ -64,34 +65,40 @@ class BlockIndexes:
         return reasoning_block(fragment, index, first=not continues)
 
 
-def _one_per_index(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The tool-call chunks of one update with the fragments of one call folded into one chunk, as a provider's
-    integration delivers them: LangChain merges chunks of equal `index` only across message chunks (`merge_lists`
-    copies the left list as it is), so two fragments of one call inside one chunk would stay two calls, one of
-    them nameless and without an id. A later fragment fills what the first left empty and extends the arguments."""
-    folded: list[dict[str, Any]] = []
-    for call in calls:
-        if folded and folded[-1]["index"] == call["index"]:
-            first = folded[-1]
-            folded[-1] = first | {"id": first["id"] or call["id"], "name": first["name"] or call["name"],
-                                  "args": first["args"] + call["args"]}
-        else:
-            folded.append(call)
-    return folded
-
-
 def chunk_of(update: Update, indexes: CallIndexes, blocks: BlockIndexes | None = None) -> AIMessageChunk:
-    """One provider update as the message chunk a LangChain chat model streams."""
+    """One provider update as the message chunk a LangChain chat model streams (see `chunks_of` for an update of
+    several fragments)."""
     blocks = blocks or BlockIndexes()
     blocks.blocks = blocks.blocks or any(isinstance(c, Reasoning) for c in update.contents)
     shown = [c for c in update.contents if isinstance(c, Reasoning | Text)]
     content: Any = ([blocks.block(c) for c in shown] if blocks.blocks
                     else "".join(c.text for c in shown if isinstance(c, Text)))
-    calls = _one_per_index([{"id": c.call_id or None, "name": c.name or None, "args": _argument_text(c.arguments),
-                             "index": indexes.index(c), "type": "tool_call_chunk"}
-                            for c in update.contents if isinstance(c, FunctionCall) and c.server_label is None])
+    calls = [{"id": c.call_id or None, "name": c.name or None, "args": _argument_text(c.arguments),
+              "index": indexes.index(c), "type": "tool_call_chunk"}
+             for c in update.contents if isinstance(c, FunctionCall) and c.server_label is None]
     metadata: dict[str, Any] = {"finish_reason": update.finish_reason} if update.finish_reason else {}
     return AIMessageChunk(content=content, tool_call_chunks=cast(Any, calls), response_metadata=metadata)
+
+
+def _streamed(content: Content) -> bool:
+    return isinstance(content, Reasoning | Text) or (isinstance(content, FunctionCall) and content.server_label is None)
+
+
+def chunks_of(update: Update, indexes: CallIndexes, blocks: BlockIndexes | None = None) -> list[AIMessageChunk]:
+    """One provider update as message chunks, one per fragment when it holds several (the finish reason on the last).
+
+    A provider's integration streams one delta per chunk, and one chunk cannot hold several fragments faithfully:
+    LangChain merges blocks and tool-call chunks of equal `index` only across message chunks (`merge_lists` copies
+    the left list as it is), so two fragments of one call or one reasoning item inside one chunk would stay two
+    (a call without id or name, a reasoning text out of order); and a chunk keeps its tool-call chunks apart from its
+    content, so a call fragment before a reasoning fragment would come after it."""
+    streamed = [c for c in update.contents if _streamed(c)]
+    if len(streamed) <= 1:
+        return [chunk_of(update, indexes, blocks)]
+    blocks = blocks or BlockIndexes()
+    last = len(streamed) - 1
+    return [chunk_of(Update(update.role, (c,), update.message_id, update.finish_reason if i == last else None),
+                     indexes, blocks) for i, c in enumerate(streamed)]
 
 
 class CallerUpdates:

@@ -22,7 +22,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import ConfigDict
 
-from harness.adapters.langchain.chunks import BlockIndexes, CallIndexes, chunk_of
+from harness.adapters.langchain.chunks import BlockIndexes, CallIndexes, chunks_of
 from harness.adapters.langchain.convert import ai_message, neutral_messages
 from harness.contents import JSON, Response
 from harness.contract import ModelProvider
@@ -92,7 +92,8 @@ class ScriptedChatModel(BaseChatModel):
         async for update in self._scripted().stream(neutral_messages(messages), tool_choice=choice, tools=tools,
                                                     kwargs=forwarded):
             if update.role == "assistant":
-                yield ChatGenerationChunk(message=chunk_of(update, indexes, blocks))
+                for chunk in chunks_of(update, indexes, blocks):
+                    yield ChatGenerationChunk(message=chunk)
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
