@@ -145,6 +145,28 @@ def test_features_name_a_run_that_calls_tools_in_several_model_rounds() -> None:
     assert "sequential-rounds" not in features(across)  # one round's calls in two messages
 
 
+def _resumed_error_rounds(held: str) -> ScenarioSpec:
+    """A pause on `held` beside a gated call; the resume then fails in two more rounds in a row."""
+    call = {"name": "", "arguments": {"x": "a"}}
+    fails = {"name": "fails", "parameters": {"type": "object"}, "behaviour": [{"raise": "no"}]}
+    gated = {"name": "gated", "parameters": {"type": "object"}, "returns": "ok", "approval": "required"}
+    works = {"name": "works", "parameters": {"type": "object"}, "returns": "ok"}
+    rounds = [{"contents": [{"function_call": call | {"call_id": f"c{n}", "name": "fails"}}]} for n in (3, 4)]
+    return ScenarioSpec.model_validate({"id": "fuzz.generated", "title": "t", "spec": ["Multiple sequential rounds"],
+        "requires": ["approval"], "tools": [fails, gated, works], "turns": [
+            {"input": "go", "model": [{"contents": [{"function_call": call | {"call_id": "c1", "name": held}},
+                                                    {"function_call": call | {"call_id": "c2", "name": "gated"}}]}]},
+            {"input": [{"history": "previous"}, {"approvals": {"c2": "approve"}}],
+             "model": [*rounds, {"contents": [{"text": "done"}]}]}]})
+
+
+def test_the_error_cap_counts_a_failing_call_of_the_resumed_batch_as_the_turns_first_round() -> None:
+    # As the generator counts it: seed 102's conversation reached the default cap (3) through the held batch, which
+    # the feature missed, so no allowance naming max-consecutive-errors applied to it.
+    assert "max-consecutive-errors" in features(load_generated(_resumed_error_rounds("fails"), Path("g.yaml")))
+    assert "max-consecutive-errors" not in features(load_generated(_resumed_error_rounds("works"), Path("g.yaml")))
+
+
 def test_features_name_caller_run_tools_input_requests_and_hosted_calls() -> None:
     assert "declaration-only" in features(load_scenario(BUNDLED / "normal" / "declaration-only.yaml"))
     assert "input-request" in features(load_scenario(BUNDLED / "approval" / "user-input.yaml"))

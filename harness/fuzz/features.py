@@ -137,11 +137,19 @@ def _error_cap_reached(scenario: Scenario) -> bool:
     raising = {tool.name for tool in scenario.tools if any(b.kind == "raise" for b in tool.behaviours)}
     if cap <= 0 or not raising:
         return False
+    held: set[str] = set()  # the tools of the calls the previous turn paused with
     for turn in scenario.spec.turns:
-        in_row = 0
+        decides = not isinstance(turn.input, str) and any(item.approvals for item in turn.input)
+        # A resume runs the held batch before its first model call: a failing call there is the first failing
+        # round of the turn, as the generator counts it (harness.fuzz.conversations, _play_turn).
+        in_row = 1 if decides and held & raising else 0
+        if in_row >= cap:
+            return True
         for step in turn.model:
             names = {str(c.function_call.name) for c in _contents(step) if c.function_call is not None}
             in_row = in_row + 1 if names & raising else 0
             if in_row >= cap:
                 return True
+        held = {str(c.function_call.name) for c in _contents(turn.model[-1]) if c.function_call is not None
+                } if turn.model else set()
     return False
