@@ -105,6 +105,21 @@ def test_an_empty_update_does_not_end_a_streamed_call_its_later_arguments_contin
     assert [bool(p.content and p.content.parts and p.content.parts[0].function_call) for p in ended] == [True, False]
 
 
+def test_held_calls_go_out_before_the_reasoning_that_follows_them_in_one_update() -> None:
+    # Seed 203 of the fuzzer: c1's last fragment, then one update with the next reasoning item and c2. The held c1
+    # went out after that reasoning, which the caller then read as joined to the reasoning before c1.
+    stream = ScriptedStream()
+    partials = [*stream.partials(Update("assistant", (Reasoning("First."),), "m")),
+                *stream.partials(Update("assistant", (FunctionCall("c1", "look", ""),), "m")),
+                *stream.partials(Update("assistant", (FunctionCall("", "", '{"q": "a"}'),), "m")),
+                *stream.partials(Update("assistant", (Reasoning("T"), Reasoning("hen."),
+                                                      FunctionCall("c2", "pay", "{}")), "m")),
+                *stream.flush_calls()]
+    shown = [(part.function_call.id if part.function_call else part.text) for p in partials if p.content
+             for part in p.content.parts or []]
+    assert shown == ["First.", "c1", "T", "hen.", "c2"]
+
+
 def _confirmation_events() -> list[Event]:
     """What ADK yields for one gated call beside a safe one: the calls, the responses, the confirmation request."""
     calls = Event(id="e1", invocation_id="i", author=AGENT, content=types.Content(

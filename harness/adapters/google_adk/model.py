@@ -114,18 +114,29 @@ class ScriptedStream:
         self.calls_as_partials = calls_as_partials
 
     def partials(self, update: Update) -> list[LlmResponse]:
+        """The partial responses of one update, its contents in order: a run of text and reasoning fragments is one
+        partial; call fragments are held until another content ends them (as it ends them in `merge_contents`),
+        then go out as whole calls, before that content. An empty update ends nothing: a later fragment without
+        id or name still continues the call before it."""
         self.contents.extend(update.contents)
         out: list[LlmResponse] = []
-        fragments = tuple(c for c in update.contents if not isinstance(c, FunctionCall | Usage))
-        if any(isinstance(c, FunctionCall) for c in update.contents):
-            self.pending_calls.extend(c for c in update.contents if isinstance(c, FunctionCall))
-        elif self.pending_calls and update.contents:
-            # Only another content ends the calls (as it ends them in `merge_contents`): an empty update is no
-            # content, and a later fragment without id or name still continues the call before it.
+        fragments: list[Any] = []
+        for content in update.contents:
+            if isinstance(content, FunctionCall):
+                out.extend(self._shown(fragments))
+                fragments = []
+                self.pending_calls.append(content)
+                continue
             out.extend(self.flush_calls())
-        if fragments and (partial := _partial(fragments)) is not None:
-            out.append(partial)
+            if not isinstance(content, Usage):
+                fragments.append(content)
+        out.extend(self._shown(fragments))
         return out
+
+    @staticmethod
+    def _shown(fragments: list[Any]) -> list[LlmResponse]:
+        partial = _partial(tuple(fragments)) if fragments else None
+        return [partial] if partial is not None else []
 
     def flush_calls(self) -> list[LlmResponse]:
         calls = tuple(c for c in merge_contents(self.pending_calls) if isinstance(c, FunctionCall))
