@@ -29,6 +29,7 @@ from harness.contents import (  # noqa: E402
     Text,
     Update,
     UserInputRequest,
+    fold_updates,
 )
 from harness.script import ToolOutcome, ToolSpec  # noqa: E402
 
@@ -162,6 +163,25 @@ def test_the_end_of_a_streamed_response_is_not_streamed_twice() -> None:
     updates = streamed_updates(reader, [partial, final])
     assert updates == [Update("assistant", (Text("Hello"),), "adk-event-1")]
     assert response_of(reader, [partial, final]).messages == (Message.of("assistant", Text("Hello")),)
+
+
+def test_partial_events_with_ids_of_their_own_are_one_streamed_message() -> None:
+    # Releases before 2.10.0 mint a new event id after every yielded event, partial ones included: the chunks of
+    # one response must still fold into one message, and a second response after the end stays a message apart.
+    def model_event(event_id: str, partial: bool, *parts: types.Part) -> Event:
+        return Event(id=event_id, invocation_id="i", author=AGENT, partial=partial,
+                     content=types.Content(role="model", parts=list(parts)))
+
+    events = [model_event("p1", True, types.Part(text="Look up ", thought=True)),
+              model_event("p2", True, types.Part(text="Paris.", thought=True)),
+              model_event("p3", True, types.Part(text="", thought=True, thought_signature=b"sig")),
+              model_event("f1", False, types.Part(text="Look up Paris.", thought=True, thought_signature=b"sig")),
+              model_event("p4", True, types.Part(text="Sunny.")),
+              model_event("f2", False, types.Part(text="Sunny."))]
+    reader = EventReader(ApprovalIds(), {})
+    folded = fold_updates(streamed_updates(reader, events))
+    assert folded.messages == response_of(reader, events).messages
+    assert [len(message.contents) for message in folded.messages] == [1, 1]
 
 
 def test_caller_history_becomes_session_events_and_the_last_message_the_new_one() -> None:

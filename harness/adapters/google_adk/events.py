@@ -1,8 +1,10 @@
 """The runner's events as what the caller saw: streamed updates and the turn's response, in neutral contents.
 
 - A model event (role ``model``) is an assistant message; its message id is a stable name for the event's id. The
-  complete event that ends a streamed model response takes the id of its partial events (recent releases give them
-  the same event id, older ones a new one).
+  partial events of one streamed model response, and the complete event that ends it, take the message id of its
+  first partial event: from 2.10.0 on they share one event id, while older releases give every event a new one
+  (2.0.0's ``BaseLlmFlow`` mints a new id after each yielded event, partial or not), and a streamed response read
+  by event id there would fall apart into one message per chunk.
 - A function response event is a tool message. The responses it holds for calls awaiting confirmation (named in
   its ``requested_tool_confirmations``) are not results: they are ADK's pending marker, half of the confirmation
   request, so they are left out.
@@ -48,8 +50,8 @@ class EventReader:
         self._call_messages: dict[str, str] = {}
 
     def alias(self, event: Event, streamed: Event) -> None:
-        """Files `event`, the complete response ending a stream, under the message id of its partial events (some
-        releases give it an id of its own)."""
+        """Files `event`, a later partial event or the complete response ending a stream, under the message id of
+        the stream's earlier partial events (releases before 2.10.0 give each event an id of its own)."""
         self._message_ids[event.id] = self.message_id(streamed)
 
     def message_id(self, event: Event) -> str:
@@ -139,8 +141,11 @@ def streamed_updates(reader: EventReader, events: Sequence[Event]) -> list[Updat
     updates: list[Update] = []
     streamed: Event | None = None  # the last partial event of the model response being streamed
     streamed_calls: set[str] = set()
+    previous: Event | None = None  # the event before this one
     for event in events:
         if event.partial:
+            if previous is not None and previous.partial and previous.author == event.author:
+                reader.alias(event, previous)  # the same streamed response, whatever its event id
             streamed = event
             for update in reader.updates(event):
                 streamed_calls.update(c.call_id for c in update.contents if isinstance(c, FunctionCall))
@@ -153,4 +158,5 @@ def streamed_updates(reader: EventReader, events: Sequence[Event]) -> list[Updat
             streamed_calls = set()
         else:
             updates.extend(reader.updates(event))
+        previous = event
     return updates
