@@ -40,7 +40,7 @@ from harness.contract import (
     TurnInput,
 )
 from harness.run import codec
-from harness.run.turns import close_conversation, run_one_turn
+from harness.run.turns import close_conversation, one_line, run_one_turn
 from harness.script import ToolBehaviour, ToolOutcome, ToolSpec
 
 HEADER = struct.Struct("!I")
@@ -260,7 +260,7 @@ def serve_run(connection: socket.socket, adapter: LoopAdapter) -> None:
         except BaseException as error:  # noqa: BLE001 - sys.exit in the loop escapes asyncio: that is its verdict
             detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
             with suppress(OSError):
-                link.send({"kind": "escaped", "message": _one_line(error)[:2000], "detail": detail[-20000:]})
+                link.send({"kind": "escaped", "message": one_line(error)[:2000], "detail": detail[-20000:]})
             return
         imported = set(sys.modules) - before
         before |= imported
@@ -380,9 +380,6 @@ def _open(link: Link, adapter: LoopAdapter, form: SetupForm) -> Conversation | N
     link.send({"kind": "opened"})
     return conversation
 
-
-def _one_line(error: BaseException) -> str:
-    return "".join(traceback.format_exception_only(type(error), error)).strip()
 
 
 def own_output(pipe: int) -> None:

@@ -21,7 +21,6 @@ import re
 import signal
 import socket
 import sys
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -38,6 +37,7 @@ from harness.contract import (
     adapter_provider_package,
     adapter_response_shape,
 )
+from harness.run.turns import one_line
 
 if TYPE_CHECKING:  # not imported here: a template process needs no scenario model, and its import is costly
     from harness.scenario.model import Scenario
@@ -115,12 +115,12 @@ def serve(implementation: str, control: socket.socket) -> None:
         _tell(control, {"kind": "unavailable", "message": f"not available ({error})"})
         return
     except BaseException as error:  # noqa: BLE001 - sys.exit and KeyboardInterrupt in a factory are its fault too
-        _tell(control, {"kind": "broken", "message": f"its factory raised {_one_line(error)}"})
+        _tell(control, {"kind": "broken", "message": f"its factory raised {one_line(error)}"})
         return
     try:
         description = describe(adapter)
     except Exception as error:  # noqa: BLE001 - declarations that are no sets of names break this adapter only
-        _tell(control, {"kind": "broken", "message": f"its declarations could not be read: {_one_line(error)}"})
+        _tell(control, {"kind": "broken", "message": f"its declarations could not be read: {one_line(error)}"})
         return
     _import_ahead(description)
     _tell(control, {"kind": "ready", "adapter": description})
@@ -253,9 +253,6 @@ def _tell(control: socket.socket, message: dict[str, object]) -> None:
     with contextlib.suppress(OSError):
         control.send(json.dumps(message).encode())
 
-
-def _one_line(error: BaseException) -> str:
-    return "".join(traceback.format_exception_only(type(error), error)).strip()
 
 
 def _prctl(option: int, value: int) -> None:
