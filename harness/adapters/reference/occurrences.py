@@ -22,16 +22,8 @@ def distinct_calls(calls: Sequence[FunctionCall]) -> list[FunctionCall]:
     response messages": every actionable call is executed once). Calls without an item id are never merged: two
     calls that share only a call id are two calls ("reused call ids are correlated by logical occurrence").
     """
-    seen: set[tuple[str, str]] = set()
-    distinct: list[FunctionCall] = []
-    for call in calls:
-        key = _item_key(call)
-        if key is not None and key in seen:
-            continue
-        if key is not None:
-            seen.add(key)
-        distinct.append(call)
-    return distinct
+    items = RepeatedItems()
+    return [call for call in calls if items.first(call)]
 
 
 class RepeatedItems:
@@ -41,16 +33,20 @@ class RepeatedItems:
     def __init__(self) -> None:
         self._seen: set[tuple[str, str]] = set()
 
+    def first(self, call: FunctionCall) -> bool:
+        """Whether `call` is the first copy of its output item seen here (always, for a call without an item id)."""
+        key = _item_key(call)
+        if key is None:
+            return True
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
     def without_repeats(self, message: Message) -> Message:
-        kept: list[Content] = []
-        for content in message.contents:
-            key = _item_key(content) if isinstance(content, FunctionCall) and content.name else None
-            if key is not None and key in self._seen:
-                continue
-            if key is not None:
-                self._seen.add(key)
-            kept.append(content)
-        return Message(message.role, tuple(kept))
+        """`message` without the later copies of an item; a nameless streamed fragment continues its call and stays."""
+        return Message(message.role, tuple(c for c in message.contents
+                                           if not (isinstance(c, FunctionCall) and c.name) or self.first(c)))
 
 
 class OccurrenceStamp:
