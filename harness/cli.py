@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from harness.citations import CITATIONS
 from harness.contract import DIALECTS, MODES
 from harness.errors import HarnessError
 from harness.exit_codes import ExitCode, exit_code_table
@@ -272,6 +271,8 @@ def scenario_schema() -> dict[str, object]:
 
 def _citations(words: Sequence[str]) -> int:
     """Print the citation ids (filtered by `words`); exit 5, as a run with nothing to run, when none matches."""
+    from harness.citations import CITATIONS  # only this command reads the citation table
+
     wanted = [word.casefold() for word in words]
     shown = [c for c in CITATIONS.values()
              if all(word in f"{c.id} {c.source} {c.text}".casefold() for word in wanted)]
