@@ -37,7 +37,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from isolation_floor import ProtocolTally, all_cpu, own_cpu, round_trip_cpu  # beside this script
+from isolation_floor import ProtocolTally, all_cpu, round_trip_cpu  # beside this script
 
 from harness.contract import DIALECTS, MODES, Dialect, LoopAdapter, Mode, adapter_dialects
 from harness.run.isolation import RunRequest, WorkerPool, probe, run_requests
@@ -50,9 +50,10 @@ LOOP_MODULE_IMPLEMENTATION = "agent_framework"
 
 
 def measured(action: Callable[[], object]) -> float:
-    started = own_cpu()
+    """CPU of `action`: this process, what it waited for, and the live processes a pool keeps between passes."""
+    started = all_cpu()
     action()
-    return own_cpu() - started
+    return all_cpu() - started
 
 
 def isolation_ratio(name: str, paths: Sequence[Path], scenarios: Sequence[Scenario], repeat: int = 1) -> None:
@@ -93,7 +94,7 @@ def steady_state_ratio(name: str, adapter: LoopAdapter, paths: Sequence[Path], r
         run_requests(pool, requests())
         for _ in range(repeat):
             local = measured(lambda: run_suite([adapter], paths, MODES, providers=["neutral"]))
-            isolated = measured_all(lambda: run_requests(pool, requests()))
+            isolated = measured(lambda: run_requests(pool, requests()))
             ratios.append(isolated / local)
             locals_.append(local)
             print(f"{'':>16}  steady state: in process {local:6.2f}s, isolated {isolated:6.2f}s: "
@@ -108,13 +109,6 @@ def steady_state_ratio(name: str, adapter: LoopAdapter, paths: Sequence[Path], r
     print(f"{'':>16}  budget at 1.15x: {1000 * budget / runs:.2f} ms a run. Floors: {messages:.1f} messages a run "
           f"x {1e6 * trip:.0f} us a bare round trip ({1e6 * trips[0]:.0f} to {1e6 * trips[-1]:.0f}) = "
           f"{1000 * messages * trip:.2f} ms; the judge reading them strictly: {1000 * tally.reading / runs:.2f} ms")
-
-
-def measured_all(action: Callable[[], object]) -> float:
-    """As `measured`, with the live processes a pool keeps between passes."""
-    started = all_cpu()
-    action()
-    return all_cpu() - started
 
 
 def _median(name: str, ratios: Sequence[float]) -> None:
